@@ -1,0 +1,140 @@
+//! `PMI_Init`, `PMI_Initialized`, `PMI_Finalize`, `PMI_Abort`.
+
+use std::io::Write;
+
+use libc::{c_char, c_int};
+
+use crate::api::PMI_BOOL;
+use crate::client::{self, Client, Identity};
+use crate::conn::Conn;
+use crate::error::{PmiError, PmiResult, PMI_FALSE, PMI_TRUE};
+use crate::state::{self, Lifecycle};
+use crate::{env, ffi, trace};
+
+/// Initialize the PMI library for this process: read `PMI_FD`, `PMI_RANK`, `PMI_SIZE`
+/// and `PMI_SPAWNED`, then talk to the process manager (`init`, then `get_maxes`: two
+/// round trips). On success `*spawned` is `PMI_TRUE` if this process was created by
+/// `PMI_Spawn_multiple`, else `PMI_FALSE`. Calling it again after success succeeds at
+/// once without any traffic.
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `spawned` is NULL; `PMI_FAIL` if the
+/// environment is missing or nonsensical, the server refuses or does not speak PMI 1.1
+/// or a later 1.x, or after `PMI_Finalize` (one line on stderr says why).
+///
+/// # Safety
+/// `spawned` is NULL or points to a writable `int`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Init(spawned: *mut c_int) -> c_int {
+    ffi::guard(|| {
+        // SAFETY: the caller passes NULL or a writable int.
+        let out = unsafe { ffi::out(spawned) }?;
+        let flag = init()?;
+        out.set(if flag { PMI_TRUE } else { PMI_FALSE });
+        Ok(())
+    })
+}
+
+fn init() -> PmiResult<bool> {
+    let mut state = state::lock();
+    match &*state {
+        Lifecycle::Ready(client) => return Ok(client.identity().spawned),
+        Lifecycle::Finalized => {
+            return Err(trace::fatal(format_args!(
+                "PMI_Init: called again after PMI_Finalize"
+            )))
+        }
+        Lifecycle::Uninit => {}
+    }
+    let lookup = |name: &str| std::env::var_os(name);
+    trace::set_enabled(env::debug_requested(&lookup));
+    let job = env::job_env(&lookup).map_err(|why| trace::fatal(format_args!("PMI_Init: {why}")))?;
+    trace::set_rank(i64::from(job.rank));
+    let conn =
+        Conn::from_fd(job.fd).map_err(|why| trace::fatal(format_args!("PMI_Init: {why}")))?;
+    let id = Identity {
+        rank: job.rank,
+        size: job.size,
+        spawned: job.spawned,
+    };
+    let client = Client::init(conn, id)?;
+    state::set_abort_fd(client.raw_fd());
+    *state = Lifecycle::Ready(Box::new(client));
+    Ok(job.spawned)
+}
+
+/// Set `*initialized` to `PMI_TRUE` between a successful `PMI_Init` and `PMI_Finalize`,
+/// else to `PMI_FALSE`. No traffic.
+///
+/// Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `initialized` is NULL.
+///
+/// # Safety
+/// `initialized` is NULL or points to a writable `int`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
+    ffi::guard(|| {
+        // SAFETY: the caller passes NULL or a writable int.
+        let out = unsafe { ffi::out(initialized) }?;
+        let ready = matches!(&*state::lock(), Lifecycle::Ready(_));
+        out.set(if ready { PMI_TRUE } else { PMI_FALSE });
+        Ok(())
+    })
+}
+
+/// Finalize the PMI library for this process: `finalize`, wait for `finalize_ack`, close
+/// the connection. Afterwards every call but the length queries returns `PMI_ERR_INIT`.
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server
+/// did not acknowledge (the library is finalized all the same).
+#[unsafe(no_mangle)]
+pub extern "C" fn PMI_Finalize() -> c_int {
+    ffi::guard(|| {
+        let mut state = state::lock();
+        match std::mem::replace(&mut *state, Lifecycle::Finalized) {
+            Lifecycle::Ready(client) => {
+                state::set_abort_fd(-1);
+                client.finalize()
+            }
+            other => {
+                *state = other;
+                Err(PmiError::Init)
+            }
+        }
+    })
+}
+
+/// Abort the whole job: print `error_msg` (NULL allowed) on stderr, send
+/// `cmd=abort exitcode=<exit_code>` without waiting for a reply, and exit this process
+/// with `exit_code`. Never returns. Works before `PMI_Init` (then nothing is sent) and
+/// while another thread is blocked in a PMI call.
+///
+/// # Safety
+/// `error_msg` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Abort(exit_code: c_int, error_msg: *const c_char) -> c_int {
+    // SAFETY: the caller passes NULL or a NUL-terminated string.
+    let message = unsafe { ffi::bytes_in(error_msg) }.unwrap_or_default();
+    let _ = std::panic::catch_unwind(|| abort(exit_code, message));
+    std::process::exit(exit_code)
+}
+
+fn abort(code: c_int, message: &[u8]) {
+    if !message.is_empty() {
+        let mut text = message.to_vec();
+        if !text.ends_with(b"\n") {
+            text.push(b'\n');
+        }
+        let _ = std::io::stderr().lock().write_all(&text);
+    }
+    let line = client::abort_line(code);
+    // The lock may be held by a thread blocked in a barrier: then use the fd directly.
+    let fd = match state::try_lock() {
+        Some(state) => match &*state {
+            Lifecycle::Ready(client) => client.raw_fd(),
+            _ => -1,
+        },
+        None => state::abort_fd(),
+    };
+    if fd >= 0 {
+        Conn::send_abort(fd, &line);
+    }
+}

@@ -1,0 +1,70 @@
+//! Name publishing: `PMI_Publish_name`, `PMI_Unpublish_name`, `PMI_Lookup_name`.
+
+use libc::{c_char, c_int};
+
+use crate::{ffi, state};
+
+/// Publish `port` under the name `service_name` (`publish_name`, one round trip).
+/// Both are RFC 13 words: no spaces, no `=`, no control characters.
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if an argument is NULL, empty or not a
+/// word (nothing is sent); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server
+/// refuses (Hydra: the name is already published).
+///
+/// # Safety
+/// Each argument is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Publish_name(
+    service_name: *const c_char,
+    port: *const c_char,
+) -> c_int {
+    ffi::guard(|| {
+        // SAFETY: the caller passes NULL or NUL-terminated strings.
+        let (service, port) = unsafe { (ffi::bytes_in(service_name)?, ffi::bytes_in(port)?) };
+        state::with_client(|c| c.publish_name(service, port))
+    })
+}
+
+/// Withdraw the name `service_name` (`unpublish_name`, one round trip).
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `service_name` is NULL, empty or not a
+/// word; `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server refuses (the name
+/// is not published).
+///
+/// # Safety
+/// `service_name` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Unpublish_name(service_name: *const c_char) -> c_int {
+    ffi::guard(|| {
+        // SAFETY: the caller passes NULL or a NUL-terminated string.
+        let service = unsafe { ffi::bytes_in(service_name) }?;
+        state::with_client(|c| c.unpublish_name(service))
+    })
+}
+
+/// Copy the port published under `service_name`, and its NUL, into `port`
+/// (`lookup_name`, one round trip). `port` has no length argument: the library writes
+/// at most the value maximum (`PMI_KVS_Get_value_length_max`) bytes, NUL included, so
+/// the buffer must hold that many.
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if an argument is NULL or `service_name`
+/// is not a word; `PMI_ERR_INVALID_LENGTH` if the port would not fit in the value
+/// maximum (nothing is written); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the
+/// name is not published.
+///
+/// # Safety
+/// `service_name` is NULL or a NUL-terminated string; `port` is NULL or points to
+/// `PMI_KVS_Get_value_length_max()` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Lookup_name(service_name: *const c_char, port: *mut c_char) -> c_int {
+    ffi::guard(|| {
+        // SAFETY: the caller passes NULL or a NUL-terminated string.
+        let service = unsafe { ffi::bytes_in(service_name) }?;
+        state::with_client(|c| {
+            let length = c.maxes().value as c_int;
+            // SAFETY: the caller passes NULL or a buffer of the value maximum.
+            let out = unsafe { ffi::out_str(port, length) }?;
+            out.write(c.lookup_name(service)?)
+        })
+    })
+}

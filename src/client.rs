@@ -1,0 +1,380 @@
+//! The safe PMI-1 client: one method per protocol operation. Each writes one request,
+//! reads one reply, checks `cmd=` and `rc`, and parses its fields. Answers that cannot
+//! change (maxes, kvsname, universe size, appnum, successful gets) are cached.
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+
+use crate::conn::Conn;
+use crate::error::{PmiError, PmiResult};
+use crate::mapping::{Mapping, MappingError};
+use crate::trace;
+use crate::wire::{self, Reply, CLAMP_KEY_MAX, CLAMP_NAME_MAX, CLAMP_VAL_MAX};
+
+/// Maximum lengths, each including the terminating NUL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Maxes {
+    pub kvsname: usize,
+    pub key: usize,
+    pub value: usize,
+}
+
+/// What the length queries answer before `PMI_Init` (MPICH's ch3 asks for the value
+/// length first) and what Hydra announces.
+pub const DEFAULT_MAXES: Maxes = Maxes {
+    kvsname: 256,
+    key: 64,
+    value: 1024,
+};
+
+/// The job facts the process manager gave through the environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    pub rank: i32,
+    pub size: i32,
+    pub spawned: bool,
+}
+
+/// An initialized connection to the process manager.
+pub struct Client {
+    conn: Conn,
+    /// Reused for every request, so steady-state calls do not allocate.
+    request: Vec<u8>,
+    id: Identity,
+    maxes: Maxes,
+    kvsname: Option<Vec<u8>>,
+    universe_size: Option<i32>,
+    appnum: Option<i32>,
+    /// Successful gets: RFC 13 keys are put once, so a value never changes.
+    gets: HashMap<Vec<u8>, Vec<u8>>,
+    /// This process's puts, to refuse a second put of a key with another value.
+    puts: HashMap<Vec<u8>, Vec<u8>>,
+    /// The ranks on this node, computed once from `PMI_process_mapping`.
+    clique: Option<Vec<i32>>,
+}
+
+impl Client {
+    /// `cmd=init pmi_version=1 pmi_subversion=1`, then `cmd=get_maxes`: two round trips.
+    pub fn init(conn: Conn, id: Identity) -> PmiResult<Client> {
+        let mut client = Client {
+            conn,
+            request: Vec::with_capacity(256),
+            id,
+            maxes: DEFAULT_MAXES,
+            kvsname: None,
+            universe_size: None,
+            appnum: None,
+            gets: HashMap::new(),
+            puts: HashMap::new(),
+            clique: None,
+        };
+        client.handshake()?;
+        client.maxes = client.fetch_maxes()?;
+        Ok(client)
+    }
+
+    fn handshake(&mut self) -> PmiResult<()> {
+        wire::encode(
+            &mut self.request,
+            "init",
+            &[("pmi_version", b"1"), ("pmi_subversion", b"1")],
+        );
+        let reply = self.conn.call(&self.request, b"response_to_init")?;
+        let rc = reply.rc();
+        let version = (reply.field(b"pmi_version"), reply.field(b"pmi_subversion"));
+        let (major, minor) = (reply.int(b"pmi_version"), reply.int(b"pmi_subversion"));
+        let line = String::from_utf8_lossy(reply.line()).into_owned();
+        if rc != Some(0) {
+            return Err(trace::fatal(format_args!(
+                "PMI_Init refused by the server: \"{line}\""
+            )));
+        }
+        match (version, major, minor) {
+            // RFC 13 makes the version fields optional: silence agrees to 1.1.
+            ((None, None), _, _) => Ok(()),
+            (_, Some(1), Some(minor)) if minor >= 1 => Ok(()),
+            _ => Err(trace::fatal(format_args!(
+                "PMI_Init: the server does not speak PMI 1.1 or a later 1.x: \"{line}\""
+            ))),
+        }
+    }
+
+    fn fetch_maxes(&mut self) -> PmiResult<Maxes> {
+        wire::encode(&mut self.request, "get_maxes", &[]);
+        let reply = self.conn.call(&self.request, b"maxes")?;
+        let line = String::from_utf8_lossy(reply.line()).into_owned();
+        let field = |name: &[u8], clamp: usize| match reply.int(name) {
+            Some(n) if n > 1 => Some((n as u64).min(clamp as u64) as usize),
+            _ => None,
+        };
+        match (
+            reply.rc(),
+            field(b"kvsname_max", CLAMP_NAME_MAX),
+            field(b"keylen_max", CLAMP_KEY_MAX),
+            field(b"vallen_max", CLAMP_VAL_MAX),
+        ) {
+            (Some(0), Some(kvsname), Some(key), Some(value)) => Ok(Maxes {
+                kvsname,
+                key,
+                value,
+            }),
+            _ => Err(trace::fatal(format_args!(
+                "PMI_Init: unusable get_maxes reply \"{line}\""
+            ))),
+        }
+    }
+
+    pub fn identity(&self) -> Identity {
+        self.id
+    }
+
+    pub fn maxes(&self) -> Maxes {
+        self.maxes
+    }
+
+    /// The raw fd, for `PMI_Abort`.
+    pub fn raw_fd(&self) -> i32 {
+        self.conn.raw_fd()
+    }
+
+    /// This process group's kvsname (`cmd=get_my_kvsname`, fetched once).
+    pub fn kvsname(&mut self) -> PmiResult<&[u8]> {
+        if self.kvsname.is_none() {
+            wire::encode(&mut self.request, "get_my_kvsname", &[]);
+            let reply = self.conn.call(&self.request, b"my_kvsname")?;
+            let name = match (reply.rc(), reply.field(b"kvsname")) {
+                (Some(0), Some(name)) if wire::is_word(name) && name.len() < self.maxes.kvsname => {
+                    name.to_vec()
+                }
+                _ => return Err(server_error("PMI_KVS_Get_my_name", reply)),
+            };
+            self.kvsname = Some(name);
+        }
+        Ok(self.kvsname.as_deref().unwrap_or_default())
+    }
+
+    /// `cmd=get_universe_size`, fetched once; `-1` (unknown) is passed through.
+    pub fn universe_size(&mut self) -> PmiResult<i32> {
+        if let Some(size) = self.universe_size {
+            return Ok(size);
+        }
+        let size = self.fetch_int("get_universe_size", b"universe_size", b"size")?;
+        self.universe_size = Some(size);
+        Ok(size)
+    }
+
+    /// `cmd=get_appnum`, fetched once.
+    pub fn appnum(&mut self) -> PmiResult<i32> {
+        if let Some(appnum) = self.appnum {
+            return Ok(appnum);
+        }
+        let appnum = self.fetch_int("get_appnum", b"appnum", b"appnum")?;
+        self.appnum = Some(appnum);
+        Ok(appnum)
+    }
+
+    fn fetch_int(&mut self, cmd: &str, expected: &[u8], field: &[u8]) -> PmiResult<i32> {
+        wire::encode(&mut self.request, cmd, &[]);
+        let reply = self.conn.call(&self.request, expected)?;
+        match (reply.rc(), reply.int(field).map(i32::try_from)) {
+            (Some(0), Some(Ok(n))) => Ok(n),
+            _ => Err(server_error(cmd, reply)),
+        }
+    }
+
+    /// `PMI_ERR_INVALID_KVS` unless `kvsname` names this process group's space.
+    pub fn check_kvsname(&mut self, kvsname: &[u8]) -> PmiResult<()> {
+        if self.kvsname()? == kvsname {
+            Ok(())
+        } else {
+            Err(PmiError::InvalidKvs)
+        }
+    }
+
+    /// `cmd=put`, after every validity rule. A key may be put once (RFC 13); putting it
+    /// again with the same value succeeds without a round trip, with another value fails.
+    pub fn put(&mut self, kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.check_kvsname(kvsname)?;
+        wire::check_key(key, self.maxes.key)?;
+        wire::check_value(value, self.maxes.value)?;
+        if let Some(previous) = self.puts.get(key) {
+            return if previous.as_slice() == value {
+                Ok(())
+            } else {
+                Err(PmiError::InvalidKey)
+            };
+        }
+        let name = self.kvsname.as_deref().unwrap_or_default();
+        wire::encode(
+            &mut self.request,
+            "put",
+            &[("kvsname", name), ("key", key), ("value", value)],
+        );
+        let reply = self.conn.call(&self.request, b"put_result")?;
+        if reply.rc() != Some(0) {
+            return Err(server_error("put", reply));
+        }
+        self.puts.insert(key.to_vec(), value.to_vec());
+        Ok(())
+    }
+
+    /// `PMI_KVS_Commit` is local: every put already reached the server.
+    pub fn commit(&mut self, kvsname: &[u8]) -> PmiResult<()> {
+        self.check_kvsname(kvsname)
+    }
+
+    /// `cmd=get`. A key the server does not have is `PMI_ERR_INVALID_KEY` and leaves the
+    /// connection usable; a key read once is answered from the cache afterwards.
+    pub fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
+        self.check_kvsname(kvsname)?;
+        wire::check_key(key, self.maxes.key)?;
+        if self.gets.contains_key(key) {
+            return Ok(self.gets.get(key).map(Vec::as_slice).unwrap_or_default());
+        }
+        let name = self.kvsname.as_deref().unwrap_or_default();
+        wire::encode(&mut self.request, "get", &[("kvsname", name), ("key", key)]);
+        let reply = self.conn.call(&self.request, b"get_result")?;
+        let value = match (reply.rc(), reply.value()) {
+            (Some(0), Some(value)) => value.to_vec(),
+            (Some(0), None) | (None, _) => return Err(server_error("get", reply)),
+            (Some(_), _) => {
+                trace::line(format_args!(
+                    "get: key not found: \"{}\"",
+                    String::from_utf8_lossy(reply.line())
+                ));
+                return Err(PmiError::InvalidKey);
+            }
+        };
+        Ok(self.gets.entry(key.to_vec()).or_insert(value).as_slice())
+    }
+
+    /// The ranks of this process group on this node, ascending, from the
+    /// `PMI_process_mapping` key (fetched once). Missing or empty means unknown: the
+    /// clique is this process alone; so it is when the mapping is malformed, with one
+    /// warning on stderr.
+    pub fn clique(&mut self) -> PmiResult<&[i32]> {
+        if self.clique.is_none() {
+            let (rank, size) = (self.id.rank, self.id.size);
+            let name = self.kvsname()?.to_vec();
+            let clique = match self.get(&name, MAPPING_KEY) {
+                Ok([]) => None,
+                Ok(text) => match Mapping::parse(text) {
+                    Ok(mapping) => mapping.clique(rank as u32, size as u32),
+                    Err(e) => {
+                        warn_mapping(text, &e);
+                        None
+                    }
+                },
+                Err(PmiError::InvalidKey) => None,
+                Err(e) => return Err(e),
+            };
+            let ranks = clique.map(|c| c.into_iter().map(|r| r as i32).collect());
+            self.clique = Some(ranks.unwrap_or_else(|| vec![rank]));
+        }
+        Ok(self.clique.as_deref().unwrap_or_default())
+    }
+
+    /// `cmd=barrier_in`, answered by `cmd=barrier_out` once every rank has entered.
+    pub fn barrier(&mut self) -> PmiResult<()> {
+        self.simple("barrier_in", b"barrier_out")
+    }
+
+    /// `cmd=finalize`, answered by `cmd=finalize_ack`. The connection is closed after.
+    pub fn finalize(mut self) -> PmiResult<()> {
+        self.simple("finalize", b"finalize_ack")
+    }
+
+    /// `cmd=publish_name service=<service> port=<port>`.
+    pub fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()> {
+        check_words(&[service, port])?;
+        wire::encode(
+            &mut self.request,
+            "publish_name",
+            &[("service", service), ("port", port)],
+        );
+        let reply = self.conn.call(&self.request, b"publish_result")?;
+        name_service_ok("publish_name", reply)
+    }
+
+    /// `cmd=unpublish_name service=<service>`.
+    pub fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
+        check_words(&[service])?;
+        wire::encode(&mut self.request, "unpublish_name", &[("service", service)]);
+        let reply = self.conn.call(&self.request, b"unpublish_result")?;
+        name_service_ok("unpublish_name", reply)
+    }
+
+    /// `cmd=lookup_name service=<service>`: the published port.
+    pub fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
+        check_words(&[service])?;
+        wire::encode(&mut self.request, "lookup_name", &[("service", service)]);
+        let reply = self.conn.call(&self.request, b"lookup_result")?;
+        name_service_ok("lookup_name", reply)?;
+        reply
+            .field(b"port")
+            .ok_or_else(|| server_error("lookup_name", reply))
+    }
+
+    /// A request without arguments whose reply carries only `rc`.
+    fn simple(&mut self, cmd: &str, expected: &[u8]) -> PmiResult<()> {
+        wire::encode(&mut self.request, cmd, &[]);
+        let reply = self.conn.call(&self.request, expected)?;
+        if reply.rc() == Some(0) {
+            Ok(())
+        } else {
+            Err(server_error(cmd, reply))
+        }
+    }
+}
+
+/// The line `cmd=abort exitcode=<code>`, which is all Hydra reads (it crashes without
+/// `exitcode`).
+pub fn abort_line(code: i32) -> Vec<u8> {
+    let mut line = Vec::new();
+    wire::encode(
+        &mut line,
+        "abort",
+        &[("exitcode", code.to_string().as_bytes())],
+    );
+    line
+}
+
+/// The KVS key under which the process manager publishes the job layout (RFC 13).
+const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
+
+fn warn_mapping(text: &[u8], e: &MappingError) {
+    trace::warn(format_args!(
+        "ignoring malformed PMI_process_mapping \"{}\" ({e}); the clique is this process alone",
+        String::from_utf8_lossy(text)
+    ));
+}
+
+/// Service names and ports are RFC 13 `word`s (Hydra would cut them at a space).
+fn check_words(words: &[&[u8]]) -> PmiResult<()> {
+    if words.iter().all(|w| wire::is_word(w)) {
+        Ok(())
+    } else {
+        Err(PmiError::InvalidArg)
+    }
+}
+
+/// Name service replies differ: Hydra sends `rc=0|1` with `info=ok`, Slurm sends
+/// `info=ok|fail` without `rc`. Either saying no is a failure.
+fn name_service_ok(what: &str, reply: Reply<'_>) -> PmiResult<()> {
+    let info_ok = reply.field(b"info").is_none_or(|info| info == b"ok");
+    if reply.rc() == Some(0) && info_ok {
+        Ok(())
+    } else {
+        Err(server_error(what, reply))
+    }
+}
+
+/// A reply that says the operation failed, or that lacks what it should carry: traced
+/// with the server's own words, `PMI_FAIL` for the caller.
+fn server_error(what: &str, reply: Reply<'_>) -> PmiError {
+    trace::line(format_args!(
+        "{what} failed: server said \"{}\"",
+        String::from_utf8_lossy(reply.line())
+    ));
+    PmiError::Fail
+}

@@ -1,0 +1,226 @@
+//! The connection to the process manager: one request line out, one bounded reply line
+//! in, in lock-step. This module, `ffi.rs` and `api/` are the only homes of `unsafe`.
+
+use std::fmt;
+use std::io;
+use std::ops::Range;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use memchr::memchr;
+
+use crate::error::{PmiError, PmiResult};
+use crate::trace;
+use crate::wire::{Reply, MAX_LINE};
+
+/// A lock-step line connection. After any I/O or framing failure it is *broken*: every
+/// later call fails at once with `PMI_FAIL` without touching the fd (only
+/// [`Conn::send_abort`] still tries to reach the server).
+pub struct Conn {
+    fd: OwnedFd,
+    /// Received bytes not consumed yet are `buf[start..end]`; a line never exceeds `buf`.
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    broken: bool,
+}
+
+impl Conn {
+    /// Take ownership of `fd`, which must be an open socket, and mark it close-on-exec so
+    /// that programs the application starts do not inherit it.
+    pub fn from_fd(fd: RawFd) -> Result<Conn, String> {
+        check_socket(fd)?;
+        // SAFETY: `check_socket` proved `fd` is open; the process manager handed it to
+        // this library through PMI_FD, and from here on this Conn is its only owner.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        set_cloexec(fd.as_raw_fd())
+            .map_err(|e| format!("cannot set FD_CLOEXEC on the PMI fd: {e}"))?;
+        Ok(Conn::new(fd))
+    }
+
+    /// Wrap a connected stream socket the caller owns (a socket the library opened, or
+    /// one end of a socketpair in tests).
+    pub fn new(fd: OwnedFd) -> Conn {
+        Conn {
+            fd,
+            buf: vec![0u8; MAX_LINE].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            broken: false,
+        }
+    }
+
+    /// The raw fd, so `PMI_Abort` can reach the server while another thread holds the
+    /// client.
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Send `request` (one whole line) and read one reply line, which must be
+    /// `cmd=<expected>`. EOF, an I/O error, an over-long line or another `cmd` breaks the
+    /// connection and returns `PMI_FAIL`; a nonzero `rc` is left for the caller to judge.
+    pub fn call(&mut self, request: &[u8], expected: &[u8]) -> PmiResult<Reply<'_>> {
+        self.send(request)?;
+        let range = self.recv_line()?;
+        if Reply::new(&self.buf[range.clone()]).cmd() != Some(expected) {
+            let got = String::from_utf8_lossy(&self.buf[range]).into_owned();
+            let want = String::from_utf8_lossy(expected).into_owned();
+            return Err(self.fail(format_args!(
+                "protocol error: expected cmd={want}, got \"{got}\""
+            )));
+        }
+        Ok(Reply::new(&self.buf[range]))
+    }
+
+    /// Write all of `data`: retry `EINTR`, loop on short writes, never raise `SIGPIPE`.
+    pub fn send(&mut self, data: &[u8]) -> PmiResult<()> {
+        if self.broken {
+            return Err(PmiError::Fail);
+        }
+        trace::wire(trace::Dir::Client, data);
+        let mut sent = 0;
+        while sent < data.len() {
+            let rest = &data[sent..];
+            // SAFETY: `rest` is a live slice of `rest.len()` bytes; `fd` is an open socket
+            // owned by `self`. MSG_NOSIGNAL turns a closed peer into EPIPE, not SIGPIPE.
+            let n = unsafe {
+                libc::send(
+                    self.raw_fd(),
+                    rest.as_ptr().cast(),
+                    rest.len(),
+                    libc::MSG_NOSIGNAL,
+                )
+            };
+            if n >= 0 {
+                sent += n as usize;
+                continue;
+            }
+            let err = io::Error::last_os_error();
+            match err.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => self.wait(libc::POLLOUT)?,
+                _ => {
+                    return Err(
+                        self.fail(format_args!("cannot write to the process manager: {err}"))
+                    )
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Best effort, even on a broken connection: used by `PMI_Abort` only.
+    pub fn send_abort(fd: RawFd, line: &[u8]) {
+        trace::wire(trace::Dir::Client, line);
+        // SAFETY: `line` is a live slice; a stale or closed fd only makes send fail,
+        // which is ignored because the process is about to exit anyway.
+        unsafe {
+            libc::send(fd, line.as_ptr().cast(), line.len(), libc::MSG_NOSIGNAL);
+        }
+    }
+
+    /// Read until a whole line is buffered; return its range in `buf`, newline excluded.
+    fn recv_line(&mut self) -> PmiResult<Range<usize>> {
+        if self.broken {
+            return Err(PmiError::Fail);
+        }
+        loop {
+            if let Some(i) = memchr(b'\n', &self.buf[self.start..self.end]) {
+                let line = self.start..self.start + i;
+                self.start += i + 1;
+                if self.start == self.end {
+                    // Nothing left over: the next read starts at the front again. The
+                    // line's bytes stay in place until that read.
+                    self.start = 0;
+                    self.end = 0;
+                }
+                trace::wire(trace::Dir::Server, &self.buf[line.start..line.end + 1]);
+                return Ok(line);
+            }
+            if self.end == self.buf.len() {
+                if self.start == 0 {
+                    return Err(self.fail(format_args!(
+                        "protocol error: reply line longer than {MAX_LINE} bytes"
+                    )));
+                }
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            let free = &mut self.buf[self.end..];
+            // SAFETY: `free` is a live, writable slice of `free.len()` bytes inside `buf`;
+            // `fd` is an open socket owned by `self`.
+            let n =
+                unsafe { libc::read(self.fd.as_raw_fd(), free.as_mut_ptr().cast(), free.len()) };
+            if n > 0 {
+                self.end += n as usize;
+                continue;
+            }
+            if n == 0 {
+                return Err(self.fail(format_args!("the process manager closed the connection")));
+            }
+            let err = io::Error::last_os_error();
+            match err.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => self.wait(libc::POLLIN)?,
+                _ => {
+                    return Err(
+                        self.fail(format_args!("cannot read from the process manager: {err}"))
+                    )
+                }
+            }
+        }
+    }
+
+    /// Block until the fd is ready for `events` (only reached on a non-blocking fd).
+    fn wait(&mut self, events: libc::c_short) -> PmiResult<()> {
+        let mut pfd = libc::pollfd {
+            fd: self.raw_fd(),
+            events,
+            revents: 0,
+        };
+        loop {
+            // SAFETY: `pfd` is one valid pollfd on the stack, and we pass a count of 1.
+            let n = unsafe { libc::poll(&mut pfd, 1, -1) };
+            if n >= 0 {
+                return Ok(());
+            }
+            let err = io::Error::last_os_error();
+            if err.raw_os_error() != Some(libc::EINTR) {
+                return Err(self.fail(format_args!("cannot poll the PMI fd: {err}")));
+            }
+        }
+    }
+
+    /// Break the connection, print the cause once, and return `PMI_FAIL`.
+    fn fail(&mut self, cause: fmt::Arguments<'_>) -> PmiError {
+        self.broken = true;
+        trace::fatal(cause)
+    }
+}
+
+/// Refuse an fd that is not open or not a socket, with a message naming it.
+fn check_socket(fd: RawFd) -> Result<(), String> {
+    // SAFETY: an all-zero `stat` is a valid value for this plain C struct.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is a valid, writable stat buffer; fstat only reads `fd`.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        let err = io::Error::last_os_error();
+        return Err(format!(
+            "PMI_FD={fd} is not an open file descriptor ({err})"
+        ));
+    }
+    if st.st_mode & libc::S_IFMT != libc::S_IFSOCK {
+        return Err(format!("PMI_FD={fd} is not a socket"));
+    }
+    Ok(())
+}
+
+fn set_cloexec(fd: RawFd) -> io::Result<()> {
+    // SAFETY: F_GETFD/F_SETFD only read and set the descriptor flags of an open fd.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    // SAFETY: as above.
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
