@@ -1,0 +1,134 @@
+# libpmi.so.0 in Rust. `make demo` and `make check` do all the set-up they need.
+
+VERSION    := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR    ?=
+
+CC       ?= cc
+CXX      ?= c++
+CWARN    := -Wall -Wextra -Werror
+CFLAGS_T := -std=c99 $(CWARN) -pedantic -g -O1
+CARGO    ?= cargo
+CBINDGEN_VERSION := 0.29.0
+export CBINDGEN_VERSION
+# mpiexec from PATH, found after ensure-deps installs it.
+MPIEXEC  ?= mpiexec.hydra
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+BUILD    := build
+LIB      := $(BUILD)/lib
+TBIN     := $(BUILD)/c-tests
+SO       := target/release/libpmi.so
+TESTS    := exchange info barrier validation abort clique names
+TEST_BINS := $(addprefix $(TBIN)/,$(TESTS))
+RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
+
+.PHONY: all lib demo check test-rust lint check-symbols check-header header abi-check \
+        c-tests test-hydra check-install install uninstall deps deps-hydra clean
+
+all: lib
+
+lib: $(LIB)/libpmi.so.0
+
+$(SO): $(RUST_SRC)
+	$(CARGO) build --release
+
+# The library as the tests load it: libpmi.so.0 (the soname) and the libpmi.so link.
+$(LIB)/libpmi.so.0: $(SO)
+	mkdir -p $(LIB)
+	cp $(SO) $@
+	ln -sf libpmi.so.0 $(LIB)/libpmi.so
+
+deps:
+	scripts/ensure-deps.sh hydra slurm-header cbindgen pkg-config
+
+deps-hydra:
+	scripts/ensure-deps.sh hydra
+
+$(TBIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
+	mkdir -p $(TBIN)
+	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi
+
+c-tests: $(TEST_BINS)
+
+# The main job: four ranks on two simulated nodes exchange business cards.
+demo: deps-hydra $(TBIN)/exchange
+	LD_LIBRARY_PATH=$(CURDIR)/$(LIB) $(MPIEXEC) -launcher fork -hosts a:2,b:2 -n 4 $(TBIN)/exchange
+
+check: deps test-rust lint check-symbols check-header abi-check test-hydra check-install
+	@echo "make check: all passed"
+
+test-rust:
+	$(CARGO) test --release
+
+lint:
+	$(CARGO) fmt --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# Exactly the 33 RFC 13 functions, and the soname libpmi.so.0.
+check-symbols: $(LIB)/libpmi.so.0
+	nm -D --defined-only $(LIB)/libpmi.so.0 | awk '{print $$3}' | sort | diff -u symbols.txt -
+	readelf -d $(LIB)/libpmi.so.0 | grep -q 'SONAME.*\[libpmi.so.0\]'
+	@echo "check-symbols: 33 exports and SONAME libpmi.so.0"
+
+header:
+	scripts/ensure-deps.sh cbindgen
+	cbindgen --quiet --config cbindgen.toml --crate pmi --output include/pmi.h
+
+# The committed header is what the pinned cbindgen makes of the sources.
+check-header:
+	mkdir -p $(BUILD)
+	cbindgen --quiet --config cbindgen.toml --crate pmi --output $(BUILD)/pmi.h
+	diff -u include/pmi.h $(BUILD)/pmi.h
+	@echo "check-header: include/pmi.h is up to date"
+
+# Programs written against the reference header compile against ours, and our exports
+# have the reference prototypes; the header also compiles as C++ with C linkage.
+abi-check:
+	mkdir -p $(BUILD)
+	$(CC) -std=c99 $(CWARN) -pedantic -Iinclude -c c-tests/abi_check.c -o $(BUILD)/abi_ours.o
+	if [ -f /usr/include/slurm/pmi.h ]; then \
+	  $(CC) -std=c99 $(CWARN) -pedantic -I/usr/include/slurm -c c-tests/abi_check.c -o $(BUILD)/abi_slurm.o; \
+	fi
+	$(CXX) -std=c++17 $(CWARN) -pedantic -Iinclude -c c-tests/cxx_check.cpp -o $(BUILD)/cxx_check.o
+	nm $(BUILD)/cxx_check.o | grep -q ' U PMI_Init$$'
+	@echo "abi-check: reference prototypes match; C++ sees C linkage"
+
+test-hydra: deps-hydra c-tests
+	MPIEXEC=$(MPIEXEC) c-tests/run-hydra.sh $(TBIN) $(LIB)
+
+# `make install` into a scratch prefix, then build and run a program with pkg-config.
+check-install: lib
+	rm -rf $(BUILD)/prefix
+	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/prefix
+	test -f $(BUILD)/prefix/lib/libpmi.so.0.0.0
+	test "$$(readlink $(BUILD)/prefix/lib/libpmi.so.0)" = libpmi.so.0.0.0
+	test "$$(readlink $(BUILD)/prefix/lib/libpmi.so)" = libpmi.so.0
+	cmp include/pmi.h $(BUILD)/prefix/include/pmi.h
+	PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig pkg-config --modversion pmi | grep -qx '$(VERSION)'
+	$(CC) $(CFLAGS_T) -o $(BUILD)/exchange-pc c-tests/exchange.c \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig pkg-config --cflags --libs pmi)
+	readelf -d $(BUILD)/exchange-pc | grep -q 'NEEDED.*\[libpmi.so.0\]'
+	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(MPIEXEC) -launcher fork -n 2 $(BUILD)/exchange-pc -q
+	@echo "check-install: layout, pkg-config and NEEDED libpmi.so.0 as expected"
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 0755 $(SO) $(DESTDIR)$(LIBDIR)/libpmi.so.0.0.0
+	ln -sf libpmi.so.0.0.0 $(DESTDIR)$(LIBDIR)/libpmi.so.0
+	ln -sf libpmi.so.0 $(DESTDIR)$(LIBDIR)/libpmi.so
+	install -m 0644 include/pmi.h $(DESTDIR)$(INCLUDEDIR)/pmi.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    pkgconfig/pmi.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pmi.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libpmi.so.0.0.0 $(DESTDIR)$(LIBDIR)/libpmi.so.0 \
+	      $(DESTDIR)$(LIBDIR)/libpmi.so $(DESTDIR)$(INCLUDEDIR)/pmi.h $(DESTDIR)$(PKGCONFIGDIR)/pmi.pc
+
+clean:
+	$(CARGO) clean
+	rm -rf $(BUILD)

@@ -1,0 +1,79 @@
+/* The MPI_Init pattern: every rank puts two "business cards", commits, enters the
+ * barrier, reads every rank's cards and checks them, and prints what it learned.
+ * Used by `make demo` and by the tests at several sizes and layouts. */
+#include <pmi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static void card(char *buf, size_t len, int rank, int which)
+{
+    if (which == 0)
+        snprintf(buf, len, "tcp://10.0.%d.%d:%d", rank / 250, rank % 250 + 1, 40000 + rank);
+    else
+        snprintf(buf, len, "shm:/dev/shm/demo-%d;pid-slot=%d", rank, rank * 7);
+}
+
+int main(int argc, char **argv)
+{
+    int spawned, rank, size, namelen, keylen, vallen, nclique;
+    int quiet = argc > 1 && strcmp(argv[1], "-q") == 0;
+
+    REQUIRE_RC(PMI_Init(&spawned), PMI_SUCCESS);
+    REQUIRE_RC(PMI_Get_rank(&rank), PMI_SUCCESS);
+    check_rank = rank;
+    REQUIRE_RC(PMI_Get_size(&size), PMI_SUCCESS);
+    REQUIRE_RC(PMI_KVS_Get_name_length_max(&namelen), PMI_SUCCESS);
+    REQUIRE_RC(PMI_KVS_Get_key_length_max(&keylen), PMI_SUCCESS);
+    REQUIRE_RC(PMI_KVS_Get_value_length_max(&vallen), PMI_SUCCESS);
+
+    char *kvsname = malloc(namelen), *key = malloc(keylen), *value = malloc(vallen);
+    char *expected = malloc(vallen);
+    REQUIRE_RC(PMI_KVS_Get_my_name(kvsname, namelen), PMI_SUCCESS);
+
+    for (int which = 0; which < 2; which++) {
+        snprintf(key, keylen, "card-%d-%d", rank, which);
+        card(value, vallen, rank, which);
+        CHECK_RC(PMI_KVS_Put(kvsname, key, value), PMI_SUCCESS);
+    }
+    CHECK_RC(PMI_KVS_Commit(kvsname), PMI_SUCCESS);
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
+
+    int learned = 0;
+    for (int peer = 0; peer < size; peer++) {
+        for (int which = 0; which < 2; which++) {
+            snprintf(key, keylen, "card-%d-%d", peer, which);
+            card(expected, vallen, peer, which);
+            int rc = PMI_KVS_Get(kvsname, key, value, vallen);
+            CHECK_RC(rc, PMI_SUCCESS);
+            if (rc == PMI_SUCCESS && strcmp(value, expected) == 0)
+                learned++;
+            else
+                fprintf(stderr, "rank %d: %s is \"%s\", expected \"%s\"\n", rank, key,
+                        rc == PMI_SUCCESS ? value : "?", expected);
+        }
+    }
+    REQUIRE_RC(PMI_Get_clique_size(&nclique), PMI_SUCCESS);
+    int *clique = malloc(sizeof(int) * nclique);
+    REQUIRE_RC(PMI_Get_clique_ranks(clique, nclique), PMI_SUCCESS);
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
+
+    if (!quiet) {
+        char peers[64] = "", node[256] = "";
+        card(expected, vallen, (rank + 1) % size, 0);
+        snprintf(peers, sizeof peers, "rank %d's is %s", (rank + 1) % size, expected);
+        for (int i = 0; i < nclique; i++)
+            snprintf(node + strlen(node), sizeof node - strlen(node), "%s%d", i ? "," : "",
+                     clique[i]);
+        printf("rank %d of %d: read %d/%d business cards from %d ranks (%s); on my node: "
+               "ranks %s\n",
+               rank, size, learned, 2 * size, size, peers, node);
+        fflush(stdout);
+    }
+    CHECK(learned == 2 * size);
+    CHECK_RC(PMI_Finalize(), PMI_SUCCESS);
+    free(kvsname), free(key), free(value), free(expected), free(clique);
+    return check_done();
+}

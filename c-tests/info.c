@@ -1,0 +1,63 @@
+/* Rank, size, appnum, universe size and ids as Hydra reports them.
+ * Usage: info <expected size> <expected appnum> <expected universe size> */
+#include <pmi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+int main(int argc, char **argv)
+{
+    int spawned = -1, rank = -1, size = -1, appnum = -2, universe = -2, len = -1;
+    char name[512], id[512], domain[512];
+    PMI_BOOL initialized = PMI_TRUE;
+
+    if (argc != 4) {
+        fprintf(stderr, "usage: info SIZE APPNUM UNIVERSE\n");
+        return 2;
+    }
+    CHECK_RC(PMI_Initialized(&initialized), PMI_SUCCESS);
+    CHECK(initialized == PMI_FALSE);
+    REQUIRE_RC(PMI_Init(&spawned), PMI_SUCCESS);
+    CHECK_RC(PMI_Initialized(&initialized), PMI_SUCCESS);
+    CHECK(initialized == PMI_TRUE);
+    CHECK(spawned == PMI_FALSE);
+    REQUIRE_RC(PMI_Get_rank(&rank), PMI_SUCCESS);
+    check_rank = rank;
+    CHECK_RC(PMI_Get_size(&size), PMI_SUCCESS);
+    CHECK(size == atoi(argv[1]));
+    CHECK(rank >= 0 && rank < size);
+    CHECK_RC(PMI_Get_appnum(&appnum), PMI_SUCCESS);
+    CHECK(appnum == atoi(argv[2]));
+    CHECK_RC(PMI_Get_universe_size(&universe), PMI_SUCCESS);
+    CHECK(universe == atoi(argv[3]));
+    /* Cached answers stay the same. */
+    CHECK_RC(PMI_Get_appnum(&appnum), PMI_SUCCESS);
+    CHECK(appnum == atoi(argv[2]));
+    CHECK_RC(PMI_Get_universe_size(&universe), PMI_SUCCESS);
+    CHECK(universe == atoi(argv[3]));
+
+    /* Hydra's maxes. */
+    CHECK_RC(PMI_KVS_Get_name_length_max(&len), PMI_SUCCESS);
+    CHECK(len == 256);
+    CHECK_RC(PMI_Get_id_length_max(&len), PMI_SUCCESS);
+    CHECK(len == 256);
+    CHECK_RC(PMI_KVS_Get_key_length_max(&len), PMI_SUCCESS);
+    CHECK(len == 64);
+    CHECK_RC(PMI_KVS_Get_value_length_max(&len), PMI_SUCCESS);
+    CHECK(len == 1024);
+
+    /* The id and the KVS domain id are the kvsname. */
+    CHECK_RC(PMI_KVS_Get_my_name(name, sizeof name), PMI_SUCCESS);
+    CHECK_RC(PMI_Get_id(id, sizeof id), PMI_SUCCESS);
+    CHECK_RC(PMI_Get_kvs_domain_id(domain, sizeof domain), PMI_SUCCESS);
+    CHECK(strlen(name) > 0);
+    CHECK(strcmp(name, id) == 0);
+    CHECK(strcmp(name, domain) == 0);
+
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
+    CHECK_RC(PMI_Finalize(), PMI_SUCCESS);
+    CHECK_RC(PMI_Initialized(&initialized), PMI_SUCCESS);
+    CHECK(initialized == PMI_FALSE);
+    return check_done();
+}

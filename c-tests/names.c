@@ -1,0 +1,45 @@
+/* Name publishing under Hydra: rank 0 publishes, everyone looks the name up, a second
+ * publish is refused, unpublish withdraws it, and names that are not RFC 13 words are
+ * refused before anything is sent. */
+#include <pmi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+
+int main(void)
+{
+    int spawned, rank, vallen;
+    char kvs[256], service[300], port[1024];
+
+    REQUIRE_RC(PMI_Init(&spawned), PMI_SUCCESS);
+    REQUIRE_RC(PMI_Get_rank(&rank), PMI_SUCCESS);
+    check_rank = rank;
+    REQUIRE_RC(PMI_KVS_Get_value_length_max(&vallen), PMI_SUCCESS);
+    REQUIRE(vallen <= (int)sizeof port);
+    REQUIRE_RC(PMI_KVS_Get_my_name(kvs, sizeof kvs), PMI_SUCCESS);
+    snprintf(service, sizeof service, "svc-%s", kvs);
+
+    CHECK_RC(PMI_Publish_name("has space", "p"), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Publish_name("svc", "a=b"), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Publish_name("", "p"), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Lookup_name("bad\nname", port), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Unpublish_name("a b"), PMI_ERR_INVALID_ARG);
+
+    if (rank == 0) {
+        CHECK_RC(PMI_Publish_name(service, "tcp://host:1234"), PMI_SUCCESS);
+        CHECK_RC(PMI_Publish_name(service, "tcp://host:9999"), PMI_FAIL);
+    }
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
+    CHECK_RC(PMI_Lookup_name(service, port), PMI_SUCCESS);
+    CHECK(strcmp(port, "tcp://host:1234") == 0);
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
+    if (rank == 0) {
+        CHECK_RC(PMI_Unpublish_name(service), PMI_SUCCESS);
+        CHECK_RC(PMI_Unpublish_name(service), PMI_FAIL);
+    }
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
+    CHECK_RC(PMI_Lookup_name(service, port), PMI_FAIL);
+    CHECK_RC(PMI_Finalize(), PMI_SUCCESS);
+    return check_done();
+}

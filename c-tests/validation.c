@@ -1,0 +1,247 @@
+/* Every validation rule of the core: codes before PMI_Init and after PMI_Finalize,
+ * NULL pointers, foreign kvsnames, bad keys and values, short buffers (nothing written
+ * past the length), a missing key, the put-once rule, and the legacy calls that must not
+ * reach the wire. Under Hydra, any of these reaching the server would kill the job. */
+#include <pmi.h>
+#include <string.h>
+
+#include "check.h"
+
+#define CANARY 'X'
+
+static int untouched(const char *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] != CANARY)
+            return 0;
+    return 1;
+}
+
+static void before_init(void)
+{
+    int v = 0;
+    PMI_BOOL b = PMI_TRUE;
+    char buf[256];
+
+    CHECK_RC(PMI_Initialized(&b), PMI_SUCCESS);
+    CHECK(b == PMI_FALSE);
+    CHECK_RC(PMI_Initialized(NULL), PMI_ERR_INVALID_ARG);
+    /* MPICH's ch3 asks for the value length before PMI_Init. */
+    CHECK_RC(PMI_KVS_Get_value_length_max(&v), PMI_SUCCESS);
+    CHECK(v == 1024);
+    CHECK_RC(PMI_KVS_Get_key_length_max(&v), PMI_SUCCESS);
+    CHECK(v == 64);
+    CHECK_RC(PMI_KVS_Get_name_length_max(&v), PMI_SUCCESS);
+    CHECK(v == 256);
+    CHECK_RC(PMI_Get_id_length_max(&v), PMI_SUCCESS);
+    CHECK(v == 256);
+    CHECK_RC(PMI_KVS_Get_value_length_max(NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Get_rank(&v), PMI_ERR_INIT);
+    CHECK_RC(PMI_Get_size(&v), PMI_ERR_INIT);
+    CHECK_RC(PMI_Get_appnum(&v), PMI_ERR_INIT);
+    CHECK_RC(PMI_Get_universe_size(&v), PMI_ERR_INIT);
+    CHECK_RC(PMI_Get_clique_size(&v), PMI_ERR_INIT);
+    CHECK_RC(PMI_Get_clique_ranks(&v, 1), PMI_ERR_INIT);
+    CHECK_RC(PMI_KVS_Get_my_name(buf, sizeof buf), PMI_ERR_INIT);
+    CHECK_RC(PMI_KVS_Put("kvs", "k", "v"), PMI_ERR_INIT);
+    CHECK_RC(PMI_KVS_Commit("kvs"), PMI_ERR_INIT);
+    CHECK_RC(PMI_KVS_Get("kvs", "k", buf, sizeof buf), PMI_ERR_INIT);
+    CHECK_RC(PMI_Barrier(), PMI_ERR_INIT);
+    CHECK_RC(PMI_Finalize(), PMI_ERR_INIT);
+    CHECK_RC(PMI_Publish_name("svc", "port"), PMI_ERR_INIT);
+    CHECK_RC(PMI_Init(NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Initialized(&b), PMI_SUCCESS);
+    CHECK(b == PMI_FALSE);
+}
+
+static void null_pointers(const char *kvs)
+{
+    char buf[64];
+
+    CHECK_RC(PMI_Get_rank(NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Get_size(NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Get_appnum(NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Get_universe_size(NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Get_clique_size(NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Get_clique_ranks(NULL, 4), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Get_my_name(NULL, 256), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Get_id(NULL, 256), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Put(NULL, "k", "v"), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Put(kvs, NULL, "v"), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Put(kvs, "k", NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Commit(NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Get(NULL, "k", buf, sizeof buf), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Get(kvs, NULL, buf, sizeof buf), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Get(kvs, "k", NULL, sizeof buf), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Publish_name(NULL, "p"), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_Lookup_name("svc", NULL), PMI_ERR_INVALID_ARG);
+}
+
+static void short_buffers(const char *kvs, int rank)
+{
+    char buf[512], key[64], want[64];
+    int n = (int)strlen(kvs), ranks[1];
+
+    memset(buf, CANARY, sizeof buf);
+    CHECK_RC(PMI_KVS_Get_my_name(buf, 0), PMI_ERR_INVALID_LENGTH);
+    CHECK_RC(PMI_KVS_Get_my_name(buf, -1), PMI_ERR_INVALID_LENGTH);
+    CHECK_RC(PMI_KVS_Get_my_name(buf, n), PMI_ERR_INVALID_LENGTH);
+    CHECK_RC(PMI_Get_id(buf, n), PMI_ERR_INVALID_LENGTH);
+    CHECK(untouched(buf, sizeof buf));
+    CHECK_RC(PMI_KVS_Get_my_name(buf, n + 1), PMI_SUCCESS);
+    CHECK(strcmp(buf, kvs) == 0);
+    CHECK(untouched(buf + n + 1, sizeof buf - n - 1));
+
+    /* A value of 10 bytes needs 11. */
+    snprintf(key, sizeof key, "ten-%d", rank);
+    CHECK_RC(PMI_KVS_Put(kvs, key, "0123456789"), PMI_SUCCESS);
+    CHECK_RC(PMI_Barrier(), PMI_SUCCESS);
+    memset(buf, CANARY, sizeof buf);
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, 10), PMI_ERR_INVALID_LENGTH);
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, 0), PMI_ERR_INVALID_LENGTH);
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, -5), PMI_ERR_INVALID_LENGTH);
+    CHECK(untouched(buf, sizeof buf));
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, 11), PMI_SUCCESS);
+    CHECK(strcmp(buf, "0123456789") == 0);
+    CHECK(untouched(buf + 11, sizeof buf - 11));
+    /* ...and now from the cache, with the same rules. */
+    memset(buf, CANARY, sizeof buf);
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, 10), PMI_ERR_INVALID_LENGTH);
+    CHECK(untouched(buf, sizeof buf));
+    snprintf(want, sizeof want, "%s", "0123456789");
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, sizeof buf), PMI_SUCCESS);
+    CHECK(strcmp(buf, want) == 0);
+
+    /* The clique has at least this rank: zero slots are too few. */
+    ranks[0] = -7;
+    CHECK_RC(PMI_Get_clique_ranks(ranks, 0), PMI_ERR_INVALID_LENGTH);
+    CHECK(ranks[0] == -7);
+}
+
+static void bad_keys_and_values(const char *kvs, int rank)
+{
+    char key[128], value[2048], buf[2048];
+    int keymax, valmax;
+
+    REQUIRE_RC(PMI_KVS_Get_key_length_max(&keymax), PMI_SUCCESS);
+    REQUIRE_RC(PMI_KVS_Get_value_length_max(&valmax), PMI_SUCCESS);
+
+    CHECK_RC(PMI_KVS_Put("not-our-kvs", "k", "v"), PMI_ERR_INVALID_KVS);
+    CHECK_RC(PMI_KVS_Get("not-our-kvs", "k", buf, sizeof buf), PMI_ERR_INVALID_KVS);
+    CHECK_RC(PMI_KVS_Commit("not-our-kvs"), PMI_ERR_INVALID_KVS);
+    CHECK_RC(PMI_KVS_Get("", "PMI_process_mapping", buf, sizeof buf), PMI_ERR_INVALID_KVS);
+
+    const char *bad_keys[] = {"", "a b", "a=b", "a\nb", "a\rb", "a\tb", "\x01", "k\x7f"};
+    for (size_t i = 0; i < sizeof bad_keys / sizeof *bad_keys; i++) {
+        CHECK_RC(PMI_KVS_Put(kvs, bad_keys[i], "v"), PMI_ERR_INVALID_KEY);
+        CHECK_RC(PMI_KVS_Get(kvs, bad_keys[i], buf, sizeof buf), PMI_ERR_INVALID_KEY);
+    }
+    /* keylen_max counts the NUL: keymax-1 bytes are fine, keymax are too many. */
+    memset(key, 'k', sizeof key);
+    snprintf(key, sizeof key, "r%d-", rank);
+    key[strlen(key)] = 'k';
+    key[keymax] = '\0';
+    CHECK_RC(PMI_KVS_Put(kvs, key, "v"), PMI_ERR_INVALID_KEY_LENGTH);
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, sizeof buf), PMI_ERR_INVALID_KEY_LENGTH);
+    key[keymax - 1] = '\0';
+    CHECK_RC(PMI_KVS_Put(kvs, key, "longest-key"), PMI_SUCCESS);
+
+    char longkey[64];
+    snprintf(longkey, sizeof longkey, "long-value-%d", rank);
+    const char *bad_values[] = {"a\nb", "a\rb", "\x01", "x\x1b[0m", "\x7f"};
+    for (size_t i = 0; i < sizeof bad_values / sizeof *bad_values; i++)
+        CHECK_RC(PMI_KVS_Put(kvs, longkey, bad_values[i]), PMI_ERR_INVALID_VAL);
+    memset(value, 'v', sizeof value);
+    value[valmax] = '\0';
+    CHECK_RC(PMI_KVS_Put(kvs, longkey, value), PMI_ERR_INVALID_VAL_LENGTH);
+    value[valmax - 1] = '\0';
+    CHECK_RC(PMI_KVS_Put(kvs, longkey, value), PMI_SUCCESS);
+
+    /* Put once: the same value again is fine, another value is refused. */
+    char once[64];
+    snprintf(once, sizeof once, "once-%d", rank);
+    CHECK_RC(PMI_KVS_Put(kvs, once, "first"), PMI_SUCCESS);
+    CHECK_RC(PMI_KVS_Put(kvs, once, "first"), PMI_SUCCESS);
+    CHECK_RC(PMI_KVS_Put(kvs, once, "second"), PMI_ERR_INVALID_KEY);
+    /* Tabs and empty values are legal and kept. */
+    char tab[64], empty[64];
+    snprintf(tab, sizeof tab, "tab-%d", rank);
+    snprintf(empty, sizeof empty, "empty-%d", rank);
+    CHECK_RC(PMI_KVS_Put(kvs, tab, "a\tb"), PMI_SUCCESS);
+    CHECK_RC(PMI_KVS_Put(kvs, empty, ""), PMI_SUCCESS);
+    CHECK_RC(PMI_KVS_Commit(kvs), PMI_SUCCESS);
+    CHECK_RC(PMI_Barrier(), PMI_SUCCESS);
+
+    /* Everything arrives intact: the longest key, the longest value, the first put. */
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, sizeof buf), PMI_SUCCESS);
+    CHECK(strcmp(buf, "longest-key") == 0);
+    CHECK_RC(PMI_KVS_Get(kvs, longkey, buf, sizeof buf), PMI_SUCCESS);
+    CHECK(strcmp(buf, value) == 0);
+    CHECK_RC(PMI_KVS_Get(kvs, once, buf, sizeof buf), PMI_SUCCESS);
+    CHECK(strcmp(buf, "first") == 0);
+    CHECK_RC(PMI_KVS_Get(kvs, tab, buf, sizeof buf), PMI_SUCCESS);
+    CHECK(strcmp(buf, "a\tb") == 0);
+    CHECK_RC(PMI_KVS_Get(kvs, empty, buf, sizeof buf), PMI_SUCCESS);
+    CHECK(strcmp(buf, "") == 0);
+
+    /* A missing key is a clear code, and the connection stays usable. */
+    memset(buf, CANARY, 16);
+    CHECK_RC(PMI_KVS_Get(kvs, "no-such-key", buf, sizeof buf), PMI_ERR_INVALID_KEY);
+    CHECK(untouched(buf, 16));
+    CHECK_RC(PMI_KVS_Get(kvs, "no-such-key", buf, sizeof buf), PMI_ERR_INVALID_KEY);
+    CHECK_RC(PMI_KVS_Get(kvs, "PMI_process_mapping", buf, sizeof buf), PMI_SUCCESS);
+    CHECK(strncmp(buf, "(vector,", 8) == 0);
+}
+
+static void legacy_calls(const char *kvs)
+{
+    char key[64], val[1024], name[256];
+
+    /* None of these may reach Hydra: it kills the job on create_kvs, destroy_kvs and
+     * getbyidx. The job surviving to the barrier below is part of the check. */
+    CHECK_RC(PMI_KVS_Create(name, sizeof name), PMI_FAIL);
+    CHECK_RC(PMI_KVS_Create(NULL, sizeof name), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Create(name, 0), PMI_ERR_INVALID_LENGTH);
+    CHECK_RC(PMI_KVS_Destroy(kvs), PMI_FAIL);
+    CHECK_RC(PMI_KVS_Destroy(NULL), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Iter_first(kvs, key, sizeof key, val, sizeof val), PMI_FAIL);
+    CHECK_RC(PMI_KVS_Iter_next(kvs, key, sizeof key, val, sizeof val), PMI_FAIL);
+    CHECK_RC(PMI_KVS_Iter_first(NULL, key, sizeof key, val, sizeof val), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Iter_first(kvs, key, 0, val, sizeof val), PMI_ERR_INVALID_LENGTH);
+    CHECK_RC(PMI_KVS_Iter_first("other", key, sizeof key, val, sizeof val), PMI_ERR_INVALID_KVS);
+}
+
+static void after_finalize(void)
+{
+    int v = 0, spawned;
+    PMI_BOOL b = PMI_TRUE;
+
+    CHECK_RC(PMI_Initialized(&b), PMI_SUCCESS);
+    CHECK(b == PMI_FALSE);
+    CHECK_RC(PMI_Get_rank(&v), PMI_ERR_INIT);
+    CHECK_RC(PMI_Barrier(), PMI_ERR_INIT);
+    CHECK_RC(PMI_Finalize(), PMI_ERR_INIT);
+    CHECK_RC(PMI_KVS_Get_value_length_max(&v), PMI_SUCCESS);
+    CHECK_RC(PMI_Init(&spawned), PMI_FAIL);
+}
+
+int main(void)
+{
+    int spawned, rank;
+    char kvs[256];
+
+    before_init();
+    REQUIRE_RC(PMI_Init(&spawned), PMI_SUCCESS);
+    CHECK_RC(PMI_Init(&spawned), PMI_SUCCESS); /* again: no traffic, same answer */
+    REQUIRE_RC(PMI_Get_rank(&rank), PMI_SUCCESS);
+    check_rank = rank;
+    REQUIRE_RC(PMI_KVS_Get_my_name(kvs, sizeof kvs), PMI_SUCCESS);
+    null_pointers(kvs);
+    short_buffers(kvs, rank);
+    bad_keys_and_values(kvs, rank);
+    legacy_calls(kvs);
+    CHECK_RC(PMI_Barrier(), PMI_SUCCESS);
+    CHECK_RC(PMI_Finalize(), PMI_SUCCESS);
+    after_finalize();
+    return check_done();
+}

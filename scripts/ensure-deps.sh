@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Install what `make demo` and `make check` need and the machine lacks: Debian's mpich
+# (mpiexec.hydra), libpmi0-dev (the reference pmi.h and Slurm's libpmi.so.0), and the
+# pinned cbindgen. Says exactly what to install when it cannot do it itself.
+# Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [cbindgen] [pkg-config]
+set -eu
+CBINDGEN_VERSION=${CBINDGEN_VERSION:-0.29.0}
+want=("$@")
+[ ${#want[@]} -gt 0 ] || want=(hydra slurm-header cbindgen pkg-config)
+
+packages=()
+for w in "${want[@]}"; do
+    case $w in
+        hydra) command -v mpiexec.hydra >/dev/null || packages+=(mpich) ;;
+        slurm-header) [ -f /usr/include/slurm/pmi.h ] || packages+=(libpmi0-dev) ;;
+        cbindgen) ;;
+        pkg-config) command -v pkg-config >/dev/null || packages+=(pkgconf) ;;
+        *) echo "ensure-deps: unknown dependency '$w'" >&2; exit 2 ;;
+    esac
+done
+
+if [ ${#packages[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "ensure-deps: installing ${packages[*]} with apt-get"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+    else
+        echo "ensure-deps: missing Debian packages: ${packages[*]}" >&2
+        echo "ensure-deps: run as root: apt-get install ${packages[*]}" >&2
+        exit 1
+    fi
+fi
+
+for w in "${want[@]}"; do
+    if [ "$w" = cbindgen ]; then
+        have=$(cbindgen --version 2>/dev/null | awk '{print $2}')
+        if [ "$have" != "$CBINDGEN_VERSION" ]; then
+            echo "ensure-deps: installing cbindgen $CBINDGEN_VERSION (found '${have:-none}')"
+            cargo install --quiet --locked cbindgen --version "$CBINDGEN_VERSION"
+        fi
+    fi
+done
