@@ -517,13 +517,35 @@ int PMI_Free_keyvals(struct PMI_keyval_t *keyvalp, int size);
 int PMI_Get_options(char *str, int *length);
 
 /**
- * Spawn processes into a new process group. Not implemented in this release: after
- * the initialization check it returns `PMI_FAIL` and sends nothing.
+ * Spawn processes into a new process group: for each command `i` of `count`, up to
+ * `maxprocs[i]` copies of `cmds[i]` with the NULL-terminated arguments `argvs[i]`
+ * (`argvs` NULL: no arguments) and the `info_keyval_sizesp[i]` info pairs of
+ * `info_keyval_vectors[i]` (Hydra knows `path`, `wdir`, `host`, `hosts`, `hostfile`).
+ * The `preput_keyval_size` pairs of `preput_keyval_vector` are put in the new group's
+ * KVS before it starts. One `mcmd=spawn` segment per command, then one `spawn_result`.
+ * `errors` has one slot per process requested (the sum of `maxprocs`): each gets the
+ * server's error code, or 0 when the server sends none. The children's `PMI_Init`
+ * reports `spawned` = `PMI_TRUE`, and their appnum is the index of their command.
  *
- * Returns `PMI_ERR_INIT` if not initialized; otherwise `PMI_FAIL`.
+ * Nothing is sent unless every argument is valid. Returns `PMI_SUCCESS`;
+ * `PMI_ERR_INVALID_NUM_ARGS` if `count` < 1; `PMI_ERR_INVALID_ARGS` if `cmds` or a
+ * command is NULL or empty, or a command or an argument holds a newline or another
+ * control character but tab, or ends in `endcmd` (Hydra would take it for the end of
+ * the segment); `PMI_ERR_INVALID_ARG` if `maxprocs` or `errors` is NULL, or a key,
+ * value or pair array that is needed is NULL; `PMI_ERR_INVALID_SIZE` if a `maxprocs`
+ * is < 1, an info or preput count is negative, or the total overflows an `int`;
+ * `PMI_ERR_INVALID_KEY` / `PMI_ERR_INVALID_KEY_LENGTH` for preput and info keys as for
+ * `PMI_KVS_Put`; `PMI_ERR_INVALID_VAL` for a preput value with a space (Hydra 4.0.2
+ * crashes on one), a control character or a trailing `endcmd`, or an info value with a
+ * control character or a trailing `endcmd`; `PMI_ERR_INVALID_VAL_LENGTH` for a value
+ * too long; `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server refuses.
  *
  * # Safety
- * The arrays are NULL or hold `count` (respectively `preput_keyval_size`) elements.
+ * `cmds`, `maxprocs` (and `argvs`, `info_keyval_sizesp`, `info_keyval_vectors` when
+ * not NULL) hold `count` elements; each `argvs[i]` that is not NULL is NULL-terminated;
+ * each info vector holds its count of pairs; `preput_keyval_vector` holds
+ * `preput_keyval_size` pairs; strings are NUL-terminated; `errors` has a slot for
+ * every process requested.
  */
 int PMI_Spawn_multiple(int count, const char **cmds, const char ***argvs, const int *maxprocs, const int *info_keyval_sizesp, const struct PMI_keyval_t **info_keyval_vectors, int preput_keyval_size, const struct PMI_keyval_t *preput_keyval_vector, int *errors);
 

@@ -9,7 +9,7 @@ use crate::conn::Conn;
 use crate::error::{PmiError, PmiResult};
 use crate::mapping::{Mapping, MappingError};
 use crate::trace;
-use crate::wire::{self, Reply, CLAMP_KEY_MAX, CLAMP_NAME_MAX, CLAMP_VAL_MAX};
+use crate::wire::{self, Reply, SpawnCommand, CLAMP_KEY_MAX, CLAMP_NAME_MAX, CLAMP_VAL_MAX};
 
 /// Maximum lengths, each including the terminating NUL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,6 +313,30 @@ impl Client {
         reply
             .field(b"port")
             .ok_or_else(|| server_error("lookup_name", reply))
+    }
+
+    /// `mcmd=spawn` ... `endcmd`, one segment per command, in one write; then one
+    /// `cmd=spawn_result rc=<n> [errcodes=a,b,...]`. `errors` has a slot per process
+    /// requested: filled from `errcodes` when the server sends them, else with 0.
+    pub fn spawn(
+        &mut self,
+        commands: &[SpawnCommand<'_>],
+        preput: &[(&[u8], &[u8])],
+        errors: &mut [i32],
+    ) -> PmiResult<()> {
+        let (key_max, value_max) = (self.maxes.key, self.maxes.value);
+        wire::encode_spawn(&mut self.request, commands, preput, key_max, value_max)?;
+        let reply = self.conn.call(&self.request, b"spawn_result")?;
+        if reply.rc() != Some(0) {
+            return Err(server_error("spawn", reply));
+        }
+        errors.fill(0);
+        match reply.field(b"errcodes") {
+            None => Ok(()),
+            Some(codes) => {
+                wire::parse_errcodes(codes, errors).ok_or_else(|| server_error("spawn", reply))
+            }
+        }
     }
 
     /// A request without arguments whose reply carries only `rc`.

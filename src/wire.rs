@@ -187,6 +187,137 @@ pub fn check_value(value: &[u8], vallen_max: usize) -> PmiResult<()> {
     Ok(())
 }
 
+/// One command of a spawn request.
+#[derive(Debug, Clone, Default)]
+pub struct SpawnCommand<'a> {
+    pub execname: &'a [u8],
+    pub args: Vec<&'a [u8]>,
+    pub maxprocs: u32,
+    pub info: Vec<(&'a [u8], &'a [u8])>,
+}
+
+/// Hydra frames a spawn segment at the first line ending in this word, wherever it is.
+const END_OF_SPAWN: &[u8] = b"endcmd";
+
+/// A spawn field may hold spaces, tabs and `=`, but nothing that ends or corrupts a line,
+/// and must not end in `endcmd` (that would inject a segment boundary).
+fn spawn_field_ok(text: &[u8]) -> bool {
+    !text.iter().any(|&b| breaks_string(b)) && !text.ends_with(END_OF_SPAWN)
+}
+
+fn require(ok: bool, err: PmiError) -> PmiResult<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(err)
+    }
+}
+
+/// Check every field of a spawn request, then encode it into `buf`: one `mcmd=spawn`
+/// ... `endcmd` segment per command, the preput pairs repeated in each.
+///
+/// Executable names and arguments that would break the framing get
+/// `PMI_ERR_INVALID_ARGS`; preput and info keys follow the key rules; preput values
+/// follow the value rules and may not hold a space (Hydra 4.0.2's proxy for the children
+/// crashes on one); info values that would break the framing get `PMI_ERR_INVALID_VAL`.
+pub fn encode_spawn(
+    buf: &mut Vec<u8>,
+    commands: &[SpawnCommand<'_>],
+    preput: &[(&[u8], &[u8])],
+    keylen_max: usize,
+    vallen_max: usize,
+) -> PmiResult<()> {
+    for cmd in commands {
+        require(!cmd.execname.is_empty(), PmiError::InvalidArgs)?;
+        for text in std::iter::once(&cmd.execname).chain(&cmd.args) {
+            require(spawn_field_ok(text), PmiError::InvalidArgs)?;
+        }
+        for (key, value) in &cmd.info {
+            check_key(key, keylen_max)?;
+            require(spawn_field_ok(value), PmiError::InvalidVal)?;
+            require(value.len() < vallen_max, PmiError::InvalidValLength)?;
+        }
+    }
+    for (key, value) in preput {
+        check_key(key, keylen_max)?;
+        check_value(value, vallen_max)?;
+        require(
+            spawn_field_ok(value) && !value.contains(&b' '),
+            PmiError::InvalidVal,
+        )?;
+    }
+
+    buf.clear();
+    let total = commands.len().to_string();
+    for (i, cmd) in commands.iter().enumerate() {
+        push_line(buf, format_args!("mcmd"), b"spawn");
+        push_line(
+            buf,
+            format_args!("nprocs"),
+            cmd.maxprocs.to_string().as_bytes(),
+        );
+        push_line(buf, format_args!("execname"), cmd.execname);
+        push_line(buf, format_args!("totspawns"), total.as_bytes());
+        push_line(
+            buf,
+            format_args!("spawnssofar"),
+            (i + 1).to_string().as_bytes(),
+        );
+        for (j, arg) in cmd.args.iter().enumerate() {
+            push_line(buf, format_args!("arg{}", j + 1), arg);
+        }
+        push_line(
+            buf,
+            format_args!("argcnt"),
+            cmd.args.len().to_string().as_bytes(),
+        );
+        push_line(
+            buf,
+            format_args!("preput_num"),
+            preput.len().to_string().as_bytes(),
+        );
+        for (j, (key, value)) in preput.iter().enumerate() {
+            push_line(buf, format_args!("preput_key_{j}"), key);
+            push_line(buf, format_args!("preput_val_{j}"), value);
+        }
+        push_line(
+            buf,
+            format_args!("info_num"),
+            cmd.info.len().to_string().as_bytes(),
+        );
+        for (j, (key, value)) in cmd.info.iter().enumerate() {
+            push_line(buf, format_args!("info_key_{j}"), key);
+            push_line(buf, format_args!("info_val_{j}"), value);
+        }
+        buf.extend_from_slice(END_OF_SPAWN);
+        buf.push(b'\n');
+    }
+    // Hydra kills the job on a request line over 64 KiB.
+    require(
+        buf.split(|&b| b == b'\n').all(|l| l.len() < MAX_LINE),
+        PmiError::InvalidArgs,
+    )
+}
+
+/// Append one `key=value` line of a spawn segment.
+fn push_line(buf: &mut Vec<u8>, key: std::fmt::Arguments<'_>, value: &[u8]) {
+    use std::io::Write;
+    let _ = buf.write_fmt(key);
+    buf.push(b'=');
+    buf.extend_from_slice(value);
+    buf.push(b'\n');
+}
+
+/// Parse `errcodes=a,b,...` into `out`, one code per slot; `None` if a code is not an
+/// integer that fits an `int` or there are more codes than slots.
+pub fn parse_errcodes(text: &[u8], out: &mut [i32]) -> Option<()> {
+    let mut slots = out.iter_mut();
+    for code in text.split(|&b| b == b',') {
+        *slots.next()? = i32::try_from(parse_int(code)?).ok()?;
+    }
+    Some(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,5 +446,86 @@ mod tests {
             check_value(&[b'v'; 1024], 1024),
             Err(PmiError::InvalidValLength)
         );
+    }
+
+    fn spawn_of(args: &[&'static [u8]]) -> SpawnCommand<'static> {
+        SpawnCommand {
+            execname: b"/bin/prog",
+            args: args.to_vec(),
+            maxprocs: 2,
+            info: vec![],
+        }
+    }
+
+    #[test]
+    fn spawn_segments_match_the_documented_layout() {
+        let mut buf = Vec::new();
+        let mut first = spawn_of(&[b"hello world", b"a=b"]);
+        first.info = vec![(b"wdir", b"/tmp")];
+        let second = SpawnCommand {
+            maxprocs: 1,
+            ..spawn_of(&[])
+        };
+        encode_spawn(&mut buf, &[first, second], &[(b"pk", b"pv")], 64, 1024).unwrap();
+        let expected = "mcmd=spawn\nnprocs=2\nexecname=/bin/prog\ntotspawns=2\nspawnssofar=1\n\
+            arg1=hello world\narg2=a=b\nargcnt=2\npreput_num=1\npreput_key_0=pk\npreput_val_0=pv\n\
+            info_num=1\ninfo_key_0=wdir\ninfo_val_0=/tmp\nendcmd\n\
+            mcmd=spawn\nnprocs=1\nexecname=/bin/prog\ntotspawns=2\nspawnssofar=2\nargcnt=0\n\
+            preput_num=1\npreput_key_0=pk\npreput_val_0=pv\ninfo_num=0\nendcmd\n";
+        assert_eq!(String::from_utf8(buf).unwrap(), expected);
+    }
+
+    #[test]
+    fn spawn_refuses_what_would_break_the_framing() {
+        let mut buf = Vec::new();
+        let bad_args: &[&[u8]] = &[b"a\nb", b"x\r", b"stop endcmd", b"endcmd"];
+        for arg in bad_args {
+            let r = encode_spawn(&mut buf, &[spawn_of(&[arg])], &[], 64, 1024);
+            assert_eq!(r, Err(PmiError::InvalidArgs), "{arg:?}");
+        }
+        let exec = SpawnCommand {
+            execname: b"/bin/endcmd",
+            ..spawn_of(&[])
+        };
+        assert_eq!(
+            encode_spawn(&mut buf, &[exec], &[], 64, 1024),
+            Err(PmiError::InvalidArgs)
+        );
+        let empty = SpawnCommand {
+            execname: b"",
+            ..spawn_of(&[])
+        };
+        assert_eq!(
+            encode_spawn(&mut buf, &[empty], &[], 64, 1024),
+            Err(PmiError::InvalidArgs)
+        );
+        let ok = [spawn_of(&[b"", b"endcmd x"])];
+        assert_eq!(encode_spawn(&mut buf, &ok, &[], 64, 1024), Ok(()));
+        let cases: &[(&[u8], &[u8], PmiError)] = &[
+            (b"k k", b"v", PmiError::InvalidKey),
+            (b"", b"v", PmiError::InvalidKey),
+            (b"k", b"a b", PmiError::InvalidVal),
+            (b"k", b"a\nb", PmiError::InvalidVal),
+            (b"k", b"xendcmd", PmiError::InvalidVal),
+        ];
+        for (key, value, err) in cases {
+            let r = encode_spawn(&mut buf, &ok, &[(key, value)], 64, 1024);
+            assert_eq!(r, Err(*err), "preput {key:?}={value:?}");
+        }
+        let mut info = spawn_of(&[]);
+        info.info = vec![(b"wdir", b"/tmp/endcmd")];
+        assert_eq!(
+            encode_spawn(&mut buf, &[info], &[], 64, 1024),
+            Err(PmiError::InvalidVal)
+        );
+    }
+
+    #[test]
+    fn errcodes() {
+        let mut out = [7; 3];
+        assert_eq!(parse_errcodes(b"0,-1,2", &mut out), Some(()));
+        assert_eq!(out, [0, -1, 2]);
+        assert_eq!(parse_errcodes(b"0,1,2,3", &mut out), None);
+        assert_eq!(parse_errcodes(b"0,x", &mut out), None);
     }
 }
