@@ -25,6 +25,9 @@ int main(void)
     CHECK_RC(PMI_Publish_name("", "p"), PMI_ERR_INVALID_ARG);
     CHECK_RC(PMI_Lookup_name("bad\nname", port), PMI_ERR_INVALID_ARG);
     CHECK_RC(PMI_Unpublish_name("a b"), PMI_ERR_INVALID_ARG);
+    /* An unknown name fails, and the connection stays usable. */
+    CHECK_RC(PMI_Lookup_name("never-published", port), PMI_FAIL);
+    CHECK_RC(PMI_Unpublish_name("never-published"), PMI_FAIL);
 
     if (rank == 0) {
         CHECK_RC(PMI_Publish_name(service, "tcp://host:1234"), PMI_SUCCESS);

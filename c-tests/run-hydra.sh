@@ -77,6 +77,9 @@ run clique-n5 0 -- -n 5 "$b/clique"
 # Name publishing.
 run names-n2 0 -- -n 2 "$b/names"
 run names-a1b1 0 -- -hosts a:1,b:1 -n 2 "$b/names"
+# Spawn: awkward arguments, preput, wdir, two commands; children report their verdicts.
+run spawn-n2 0 -- -n 2 "$b/spawn"
+run spawn-a1b1-n2 0 -- -hosts a:1,b:1 -n 2 "$b/spawn"
 
 echo "hydra: $passed passed, $failed failed"
 [ "$failed" = 0 ]
