@@ -37,7 +37,8 @@ pub struct Identity {
 
 /// An initialized connection to the process manager.
 pub struct Client {
-    conn: Conn,
+    /// `None` in singleton mode: no process manager, a process-local KVS.
+    conn: Option<Conn>,
     /// Reused for every request, so steady-state calls do not allocate.
     request: Vec<u8>,
     id: Identity,
@@ -56,7 +57,32 @@ pub struct Client {
 impl Client {
     /// `cmd=init pmi_version=1 pmi_subversion=1`, then `cmd=get_maxes`: two round trips.
     pub fn init(conn: Conn, id: Identity) -> PmiResult<Client> {
-        let mut client = Client {
+        let mut client = Client::new(Some(conn), id);
+        client.handshake()?;
+        client.maxes = client.fetch_maxes()?;
+        Ok(client)
+    }
+
+    /// Singleton mode: rank 0 of 1, universe 1, appnum 0, clique `{0}`, a generated
+    /// kvsname, and a process-local KVS with the same rules as the wire's.
+    pub fn singleton(spawned: bool) -> Client {
+        let mut client = Client::new(
+            None,
+            Identity {
+                rank: 0,
+                size: 1,
+                spawned,
+            },
+        );
+        client.kvsname = Some(format!("singleton_kvs_{}", std::process::id()).into_bytes());
+        client.universe_size = Some(1);
+        client.appnum = Some(0);
+        client.clique = Some(vec![0]);
+        client
+    }
+
+    fn new(conn: Option<Conn>, id: Identity) -> Client {
+        Client {
             conn,
             request: Vec::with_capacity(256),
             id,
@@ -67,10 +93,7 @@ impl Client {
             gets: HashMap::new(),
             puts: HashMap::new(),
             clique: None,
-        };
-        client.handshake()?;
-        client.maxes = client.fetch_maxes()?;
-        Ok(client)
+        }
     }
 
     fn handshake(&mut self) -> PmiResult<()> {
@@ -79,7 +102,7 @@ impl Client {
             "init",
             &[("pmi_version", b"1"), ("pmi_subversion", b"1")],
         );
-        let reply = self.conn.call(&self.request, b"response_to_init")?;
+        let reply = wire(&mut self.conn, "PMI_Init")?.call(&self.request, b"response_to_init")?;
         let rc = reply.rc();
         let version = (reply.field(b"pmi_version"), reply.field(b"pmi_subversion"));
         let (major, minor) = (reply.int(b"pmi_version"), reply.int(b"pmi_subversion"));
@@ -101,7 +124,7 @@ impl Client {
 
     fn fetch_maxes(&mut self) -> PmiResult<Maxes> {
         wire::encode(&mut self.request, "get_maxes", &[]);
-        let reply = self.conn.call(&self.request, b"maxes")?;
+        let reply = wire(&mut self.conn, "PMI_Init")?.call(&self.request, b"maxes")?;
         let line = String::from_utf8_lossy(reply.line()).into_owned();
         let field = |name: &[u8], clamp: usize| match reply.int(name) {
             Some(n) if n > 1 => Some((n as u64).min(clamp as u64) as usize),
@@ -132,16 +155,17 @@ impl Client {
         self.maxes
     }
 
-    /// The raw fd, for `PMI_Abort`.
+    /// The raw fd, for `PMI_Abort`; -1 in singleton mode.
     pub fn raw_fd(&self) -> i32 {
-        self.conn.raw_fd()
+        self.conn.as_ref().map_or(-1, Conn::raw_fd)
     }
 
     /// This process group's kvsname (`cmd=get_my_kvsname`, fetched once).
     pub fn kvsname(&mut self) -> PmiResult<&[u8]> {
         if self.kvsname.is_none() {
             wire::encode(&mut self.request, "get_my_kvsname", &[]);
-            let reply = self.conn.call(&self.request, b"my_kvsname")?;
+            let reply =
+                wire(&mut self.conn, "PMI_KVS_Get_my_name")?.call(&self.request, b"my_kvsname")?;
             let name = match (reply.rc(), reply.field(b"kvsname")) {
                 (Some(0), Some(name)) if wire::is_word(name) && name.len() < self.maxes.kvsname => {
                     name.to_vec()
@@ -175,7 +199,7 @@ impl Client {
 
     fn fetch_int(&mut self, cmd: &str, expected: &[u8], field: &[u8]) -> PmiResult<i32> {
         wire::encode(&mut self.request, cmd, &[]);
-        let reply = self.conn.call(&self.request, expected)?;
+        let reply = wire(&mut self.conn, cmd)?.call(&self.request, expected)?;
         match (reply.rc(), reply.int(field).map(i32::try_from)) {
             (Some(0), Some(Ok(n))) => Ok(n),
             _ => Err(server_error(cmd, reply)),
@@ -204,13 +228,17 @@ impl Client {
                 Err(PmiError::InvalidKey)
             };
         }
+        let Some(conn) = self.conn.as_mut() else {
+            self.puts.insert(key.to_vec(), value.to_vec());
+            return Ok(());
+        };
         let name = self.kvsname.as_deref().unwrap_or_default();
         wire::encode(
             &mut self.request,
             "put",
             &[("kvsname", name), ("key", key), ("value", value)],
         );
-        let reply = self.conn.call(&self.request, b"put_result")?;
+        let reply = conn.call(&self.request, b"put_result")?;
         if reply.rc() != Some(0) {
             return Err(server_error("put", reply));
         }
@@ -231,9 +259,17 @@ impl Client {
         if self.gets.contains_key(key) {
             return Ok(self.gets.get(key).map(Vec::as_slice).unwrap_or_default());
         }
+        let Some(conn) = self.conn.as_mut() else {
+            // Singleton: every key there is was put by this process.
+            return self
+                .puts
+                .get(key)
+                .map(Vec::as_slice)
+                .ok_or(PmiError::InvalidKey);
+        };
         let name = self.kvsname.as_deref().unwrap_or_default();
         wire::encode(&mut self.request, "get", &[("kvsname", name), ("key", key)]);
-        let reply = self.conn.call(&self.request, b"get_result")?;
+        let reply = conn.call(&self.request, b"get_result")?;
         let value = match (reply.rc(), reply.value()) {
             (Some(0), Some(value)) => value.to_vec(),
             (Some(0), None) | (None, _) => return Err(server_error("get", reply)),
@@ -265,7 +301,8 @@ impl Client {
                         None
                     }
                 },
-                Err(PmiError::InvalidKey) => None,
+                // Missing, or a key the server's limits cannot even hold: unknown.
+                Err(PmiError::InvalidKey | PmiError::InvalidKeyLength) => None,
                 Err(e) => return Err(e),
             };
             let ranks = clique.map(|c| c.into_iter().map(|r| r as i32).collect());
@@ -286,29 +323,32 @@ impl Client {
 
     /// `cmd=publish_name service=<service> port=<port>`.
     pub fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()> {
-        check_words(&[service, port])?;
+        check_words(&[service, port], self.maxes.value)?;
         wire::encode(
             &mut self.request,
             "publish_name",
             &[("service", service), ("port", port)],
         );
-        let reply = self.conn.call(&self.request, b"publish_result")?;
+        let reply =
+            wire(&mut self.conn, "PMI_Publish_name")?.call(&self.request, b"publish_result")?;
         name_service_ok("publish_name", reply)
     }
 
     /// `cmd=unpublish_name service=<service>`.
     pub fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
-        check_words(&[service])?;
+        check_words(&[service], self.maxes.value)?;
         wire::encode(&mut self.request, "unpublish_name", &[("service", service)]);
-        let reply = self.conn.call(&self.request, b"unpublish_result")?;
+        let reply =
+            wire(&mut self.conn, "PMI_Unpublish_name")?.call(&self.request, b"unpublish_result")?;
         name_service_ok("unpublish_name", reply)
     }
 
     /// `cmd=lookup_name service=<service>`: the published port.
     pub fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
-        check_words(&[service])?;
+        check_words(&[service], self.maxes.value)?;
         wire::encode(&mut self.request, "lookup_name", &[("service", service)]);
-        let reply = self.conn.call(&self.request, b"lookup_result")?;
+        let reply =
+            wire(&mut self.conn, "PMI_Lookup_name")?.call(&self.request, b"lookup_result")?;
         name_service_ok("lookup_name", reply)?;
         reply
             .field(b"port")
@@ -326,7 +366,8 @@ impl Client {
     ) -> PmiResult<()> {
         let (key_max, value_max) = (self.maxes.key, self.maxes.value);
         wire::encode_spawn(&mut self.request, commands, preput, key_max, value_max)?;
-        let reply = self.conn.call(&self.request, b"spawn_result")?;
+        let reply =
+            wire(&mut self.conn, "PMI_Spawn_multiple")?.call(&self.request, b"spawn_result")?;
         if reply.rc() != Some(0) {
             return Err(server_error("spawn", reply));
         }
@@ -340,14 +381,60 @@ impl Client {
     }
 
     /// A request without arguments whose reply carries only `rc`.
+    /// In singleton mode there is nobody to wait for: it succeeds at once.
     fn simple(&mut self, cmd: &str, expected: &[u8]) -> PmiResult<()> {
+        let Some(conn) = self.conn.as_mut() else {
+            return Ok(());
+        };
         wire::encode(&mut self.request, cmd, &[]);
-        let reply = self.conn.call(&self.request, expected)?;
+        let reply = conn.call(&self.request, expected)?;
         if reply.rc() == Some(0) {
             Ok(())
         } else {
             Err(server_error(cmd, reply))
         }
+    }
+}
+
+/// The connection, or `PMI_FAIL` with one line on stderr in singleton mode.
+fn wire<'a>(conn: &'a mut Option<Conn>, call: &str) -> PmiResult<&'a mut Conn> {
+    conn.as_mut()
+        .ok_or_else(|| trace::fatal(format_args!("{call}: no process manager (singleton mode)")))
+}
+
+/// `PMI_PORT` mode: send `cmd=initack pmiid=<id>`, then read `cmd=initack` and the
+/// `cmd=set size=N`, `cmd=set rank=R`, `cmd=set debug=D` lines, in any order. Returns
+/// the rank and size they give.
+pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
+    let mut request = Vec::new();
+    wire::encode(
+        &mut request,
+        "initack",
+        &[("pmiid", id.to_string().as_bytes())],
+    );
+    conn.send(&request)?;
+    let (mut acked, mut size, mut rank, mut debug) = (false, None, None, None);
+    while !(acked && size.is_some() && rank.is_some() && debug.is_some()) {
+        let reply = conn.recv()?;
+        let int = |key: &[u8]| reply.int(key).and_then(|n| i32::try_from(n).ok());
+        match reply.cmd() {
+            Some(b"initack") if !acked => acked = true,
+            Some(b"set") if int(b"size").is_some() => size = int(b"size"),
+            Some(b"set") if int(b"rank").is_some() => rank = int(b"rank"),
+            Some(b"set") if int(b"debug").is_some() => debug = int(b"debug"),
+            _ => {
+                let line = String::from_utf8_lossy(reply.line()).into_owned();
+                return Err(conn.fail(format_args!(
+                    "PMI_Init: unexpected line in the PMI_PORT handshake: \"{line}\""
+                )));
+            }
+        }
+    }
+    match (rank, size) {
+        (Some(rank), Some(size)) if size >= 1 && (0..size).contains(&rank) => Ok((rank, size)),
+        _ => Err(conn.fail(format_args!(
+            "PMI_Init: PMI_PORT handshake gave rank {rank:?} of size {size:?}"
+        ))),
     }
 }
 
@@ -373,9 +460,13 @@ fn warn_mapping(text: &[u8], e: &MappingError) {
     ));
 }
 
-/// Service names and ports are RFC 13 `word`s (Hydra would cut them at a space).
-fn check_words(words: &[&[u8]]) -> PmiResult<()> {
-    if words.iter().all(|w| wire::is_word(w)) {
+/// Service names and ports are RFC 13 `word`s (Hydra would cut them at a space), and
+/// each shorter than the value maximum, so every request stays one short line.
+fn check_words(words: &[&[u8]], vallen_max: usize) -> PmiResult<()> {
+    if words
+        .iter()
+        .all(|w| wire::is_word(w) && w.len() < vallen_max)
+    {
         Ok(())
     } else {
         Err(PmiError::InvalidArg)
