@@ -37,6 +37,17 @@ impl Conn {
         Ok(Conn::new(fd))
     }
 
+    /// Connect by TCP to `host:port` (a name, an IPv4 or an IPv6 address), with
+    /// `TCP_NODELAY`: the `PMI_PORT` mode. The socket is close-on-exec.
+    pub fn connect(host: &str, port: u16) -> Result<Conn, String> {
+        let stream = std::net::TcpStream::connect((host, port))
+            .map_err(|e| format!("cannot connect to PMI_PORT {host}:{port}: {e}"))?;
+        stream
+            .set_nodelay(true)
+            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {host}:{port}: {e}"))?;
+        Ok(Conn::new(OwnedFd::from(stream)))
+    }
+
     /// Wrap a connected stream socket the caller owns (a socket the library opened, or
     /// one end of a socketpair in tests).
     pub fn new(fd: OwnedFd) -> Conn {
@@ -68,6 +79,12 @@ impl Conn {
                 "protocol error: expected cmd={want}, got \"{got}\""
             )));
         }
+        Ok(Reply::new(&self.buf[range]))
+    }
+
+    /// Read the next line, whatever it is (for the `PMI_PORT` handshake).
+    pub fn recv(&mut self) -> PmiResult<Reply<'_>> {
+        let range = self.recv_line()?;
         Ok(Reply::new(&self.buf[range]))
     }
 
@@ -192,7 +209,7 @@ impl Conn {
     }
 
     /// Break the connection, print the cause once, and return `PMI_FAIL`.
-    fn fail(&mut self, cause: fmt::Arguments<'_>) -> PmiError {
+    pub fn fail(&mut self, cause: fmt::Arguments<'_>) -> PmiError {
         self.broken = true;
         trace::fatal(cause)
     }

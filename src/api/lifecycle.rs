@@ -7,18 +7,22 @@ use libc::{c_char, c_int};
 use crate::api::PMI_BOOL;
 use crate::client::{self, Client, Identity};
 use crate::conn::Conn;
+use crate::env::{self, Launch};
 use crate::error::{PmiError, PmiResult, PMI_FALSE, PMI_TRUE};
 use crate::state::{self, Lifecycle};
-use crate::{env, ffi, trace};
+use crate::{ffi, trace};
 
-/// Initialize the PMI library for this process: read `PMI_FD`, `PMI_RANK`, `PMI_SIZE`
-/// and `PMI_SPAWNED`, then talk to the process manager (`init`, then `get_maxes`: two
-/// round trips). On success `*spawned` is `PMI_TRUE` if this process was created by
+/// Initialize the PMI library for this process. With `PMI_FD` (and `PMI_RANK`,
+/// `PMI_SIZE`, `PMI_SPAWNED`): talk to the process manager on that socket (`init`, then
+/// `get_maxes`: two round trips). Else with `PMI_PORT=host:port` and `PMI_ID`: connect
+/// by TCP, `initack` (rank and size come from the server), then the same. Else singleton
+/// mode: rank 0 of 1 with a process-local KVS — refused when `PMI_SIZE` or `PMI_RANK`
+/// say the job is larger. On success `*spawned` is `PMI_TRUE` if this process was created by
 /// `PMI_Spawn_multiple`, else `PMI_FALSE`. Calling it again after success succeeds at
 /// once without any traffic.
 ///
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `spawned` is NULL; `PMI_FAIL` if the
-/// environment is missing or nonsensical, the server refuses or does not speak PMI 1.1
+/// environment is nonsensical or asks for a refused singleton, the server refuses or does not speak PMI 1.1
 /// or a later 1.x, or after `PMI_Finalize` (one line on stderr says why).
 ///
 /// # Safety
@@ -47,19 +51,43 @@ fn init() -> PmiResult<bool> {
     }
     let lookup = |name: &str| std::env::var_os(name);
     trace::set_enabled(env::debug_requested(&lookup));
-    let job = env::job_env(&lookup).map_err(|why| trace::fatal(format_args!("PMI_Init: {why}")))?;
-    trace::set_rank(i64::from(job.rank));
-    let conn =
-        Conn::from_fd(job.fd).map_err(|why| trace::fatal(format_args!("PMI_Init: {why}")))?;
-    let id = Identity {
-        rank: job.rank,
-        size: job.size,
-        spawned: job.spawned,
+    let refuse = |why: String| trace::fatal(format_args!("PMI_Init: {why}"));
+    let client = match env::launch(&lookup).map_err(refuse)? {
+        Launch::Fd(job) => {
+            trace::set_rank(i64::from(job.rank));
+            let conn = Conn::from_fd(job.fd).map_err(refuse)?;
+            let id = Identity {
+                rank: job.rank,
+                size: job.size,
+                spawned: job.spawned,
+            };
+            Client::init(conn, id)?
+        }
+        Launch::Port(port) => {
+            let mut conn = Conn::connect(&port.host, port.port).map_err(refuse)?;
+            let (rank, size) = client::port_handshake(&mut conn, port.id)?;
+            trace::set_rank(i64::from(rank));
+            Client::init(
+                conn,
+                Identity {
+                    rank,
+                    size,
+                    spawned: port.spawned,
+                },
+            )?
+        }
+        Launch::Singleton => {
+            trace::set_rank(0);
+            trace::line(format_args!(
+                "PMI_Init: no PMI_FD or PMI_PORT: singleton mode"
+            ));
+            Client::singleton(false)
+        }
     };
-    let client = Client::init(conn, id)?;
+    let spawned = client.identity().spawned;
     state::set_abort_fd(client.raw_fd());
     *state = Lifecycle::Ready(Box::new(client));
-    Ok(job.spawned)
+    Ok(spawned)
 }
 
 /// Set `*initialized` to `PMI_TRUE` between a successful `PMI_Init` and `PMI_Finalize`,
