@@ -22,7 +22,7 @@ BUILD    := build
 LIB      := $(BUILD)/lib
 TBIN     := $(BUILD)/c-tests
 SO       := target/release/libpmi.so
-TESTS    := exchange info barrier validation abort clique names spawn
+TESTS    := exchange info barrier validation abort clique names spawn options
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS))
 RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
 

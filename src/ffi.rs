@@ -38,6 +38,11 @@ impl<T> Out<'_, T> {
     pub fn set(self, value: T) {
         *self.0 = value;
     }
+
+    /// The current value, for in-out parameters.
+    pub fn get(&self) -> &T {
+        self.0
+    }
 }
 
 /// Check an `int *` (or similar) output for NULL → `PMI_ERR_INVALID_ARG`.

@@ -19,6 +19,7 @@ pub mod env;
 pub mod error;
 pub mod ffi;
 pub mod mapping;
+pub mod options;
 pub mod state;
 pub mod trace;
 pub mod wire;
