@@ -401,14 +401,17 @@ int PMI_KVS_Iter_first(const char *kvsname, char *key, int key_len, char *val, i
 int PMI_KVS_Iter_next(const char *kvsname, char *key, int key_len, char *val, int val_len);
 
 /**
- * Initialize the PMI library for this process: read `PMI_FD`, `PMI_RANK`, `PMI_SIZE`
- * and `PMI_SPAWNED`, then talk to the process manager (`init`, then `get_maxes`: two
- * round trips). On success `*spawned` is `PMI_TRUE` if this process was created by
+ * Initialize the PMI library for this process. With `PMI_FD` (and `PMI_RANK`,
+ * `PMI_SIZE`, `PMI_SPAWNED`): talk to the process manager on that socket (`init`, then
+ * `get_maxes`: two round trips). Else with `PMI_PORT=host:port` and `PMI_ID`: connect
+ * by TCP, `initack` (rank and size come from the server), then the same. Else singleton
+ * mode: rank 0 of 1 with a process-local KVS — refused when `PMI_SIZE` or `PMI_RANK`
+ * say the job is larger. On success `*spawned` is `PMI_TRUE` if this process was created by
  * `PMI_Spawn_multiple`, else `PMI_FALSE`. Calling it again after success succeeds at
  * once without any traffic.
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `spawned` is NULL; `PMI_FAIL` if the
- * environment is missing or nonsensical, the server refuses or does not speak PMI 1.1
+ * environment is nonsensical or asks for a refused singleton, the server refuses or does not speak PMI 1.1
  * or a later 1.x, or after `PMI_Finalize` (one line on stderr says why).
  *
  * # Safety
@@ -490,29 +493,48 @@ int PMI_Unpublish_name(const char *service_name);
 int PMI_Lookup_name(const char *service_name, char *port);
 
 /**
- * Parse PMI options from a command line. Not implemented in this release: returns
- * `PMI_FAIL` and writes nothing.
+ * Parse the PMI options at the start of `args` (`PMI_KEY=VALUE`, `-PMI_KEY=VALUE`,
+ * `-PMI_KEY VALUE`, with one or two dashes): as many contiguous ones as there are.
+ * On success `*num_parsed` is the number of arguments they took (0 when `args[0]` is
+ * not a PMI option), `*size` the number of keyvals, and `*keyvalp` a `malloc`ed array
+ * to release with `PMI_Free_keyvals` (NULL when `*size` is 0). No traffic; works
+ * before `PMI_Init`.
+ *
+ * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_NUM_ARGS` if `num_args` < 0;
+ * `PMI_ERR_INVALID_ARGS` if `args` or one of its `num_args` elements is NULL;
+ * `PMI_ERR_INVALID_NUM_PARSED`, `PMI_ERR_INVALID_KEYVALP`, `PMI_ERR_INVALID_SIZE` if
+ * that output is NULL; `PMI_ERR_NOMEM` if memory runs out.
  *
  * # Safety
- * Pointers are NULL or valid for the accesses the reference prototype implies.
+ * `args` is NULL or holds `num_args` elements, each NULL or a NUL-terminated string;
+ * each output is NULL or writable.
  */
 int PMI_Parse_option(int num_args, char **args, int *num_parsed, struct PMI_keyval_t **keyvalp, int *size);
 
 /**
- * Free keyvals made by `PMI_Args_to_keyval`. Not implemented in this release: returns
- * `PMI_FAIL` and frees nothing.
+ * Release an array made by `PMI_Parse_option` or `PMI_Args_to_keyval`: its keys, its
+ * values and the array. `keyvalp` NULL with `size` 0 is allowed and does nothing.
+ *
+ * Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `size` < 0 or `keyvalp` is NULL
+ * with `size` > 0.
  *
  * # Safety
- * `keyvalp` is NULL or an array of `size` keyvals.
+ * `keyvalp` is NULL or an array of `size` keyvals made by this library and not freed.
  */
 int PMI_Free_keyvals(struct PMI_keyval_t *keyvalp, int size);
 
 /**
- * Describe the PMI command-line options. Not implemented in this release: returns
- * `PMI_FAIL` and writes nothing.
+ * Copy a description of the PMI options, and its NUL, into `str`, which has `*length`
+ * bytes; on success `*length` is set to the bytes written, NUL included.
+ *
+ * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL;
+ * `PMI_ERR_INVALID_LENGTH` if `*length` < 1; `PMI_ERR_NOMEM` if the description does
+ * not fit, with `*length` set to the bytes needed, NUL included (nothing is written to
+ * `str`).
  *
  * # Safety
- * `str` is NULL or points to `*length` writable bytes.
+ * `length` is NULL or points to a writable `int`; `str` is NULL or points to `*length`
+ * writable bytes.
  */
 int PMI_Get_options(char *str, int *length);
 

@@ -7,14 +7,42 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use libc::{c_char, c_int};
 
 use crate::error::{PmiError, PmiResult, PMI_FAIL, PMI_SUCCESS};
+use crate::trace;
 
 /// Run an export's body: `Ok` → `PMI_SUCCESS`, `Err(e)` → `e.code()`, a panic →
-/// `PMI_FAIL`. Nothing unwinds into C.
-pub fn guard(body: impl FnOnce() -> PmiResult<()>) -> c_int {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => PMI_SUCCESS,
-        Ok(Err(e)) => e.code(),
-        Err(_) => PMI_FAIL,
+/// `PMI_FAIL`. Nothing unwinds into C. With `PMI_DEBUG`, the call (as `call` describes
+/// it, built only then) is traced with its return code.
+pub fn guard(call: impl FnOnce() -> String, body: impl FnOnce() -> PmiResult<()>) -> c_int {
+    let result = catch_unwind(AssertUnwindSafe(body));
+    let (code, name) = match result {
+        Ok(Ok(())) => (PMI_SUCCESS, "PMI_SUCCESS".to_string()),
+        Ok(Err(e)) => (e.code(), e.to_string()),
+        Err(_) => (PMI_FAIL, "PMI_FAIL (internal error)".to_string()),
+    };
+    if trace::enabled() {
+        trace::line(format_args!("{} = {name}", call()));
+    }
+    code
+}
+
+/// A C string argument as the trace shows it: quoted and escaped, NULL as `NULL`, cut
+/// after 256 bytes.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string.
+pub unsafe fn show(p: *const c_char) -> String {
+    const SHOWN: usize = 256;
+    // SAFETY: the caller passes NULL or a NUL-terminated string.
+    match unsafe { bytes_in(p) } {
+        Err(_) => "NULL".to_string(),
+        Ok(bytes) if bytes.len() > SHOWN => {
+            format!(
+                "{:?}...({} bytes)",
+                String::from_utf8_lossy(&bytes[..SHOWN]),
+                bytes.len()
+            )
+        }
+        Ok(bytes) => format!("{:?}", String::from_utf8_lossy(bytes)),
     }
 }
 

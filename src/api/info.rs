@@ -14,12 +14,15 @@ use crate::{ffi, state};
 /// `size` is NULL or points to a writable `int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_size(size: *mut c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a writable int.
-        let out = unsafe { ffi::out(size) }?;
-        out.set(state::with_client(|c| Ok(c.identity().size))?);
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Get_size({size:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let out = unsafe { ffi::out(size) }?;
+            out.set(state::with_client(|c| Ok(c.identity().size))?);
+            Ok(())
+        },
+    )
 }
 
 /// Set `*rank` to this process's rank, `0` to size-1 (`PMI_RANK`). No traffic.
@@ -31,12 +34,15 @@ pub unsafe extern "C" fn PMI_Get_size(size: *mut c_int) -> c_int {
 /// `rank` is NULL or points to a writable `int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_rank(rank: *mut c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a writable int.
-        let out = unsafe { ffi::out(rank) }?;
-        out.set(state::with_client(|c| Ok(c.identity().rank))?);
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Get_rank({rank:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let out = unsafe { ffi::out(rank) }?;
+            out.set(state::with_client(|c| Ok(c.identity().rank))?);
+            Ok(())
+        },
+    )
 }
 
 /// Set `*size` to the universe size (`get_universe_size`, asked once and cached).
@@ -49,12 +55,15 @@ pub unsafe extern "C" fn PMI_Get_rank(rank: *mut c_int) -> c_int {
 /// `size` is NULL or points to a writable `int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_universe_size(size: *mut c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a writable int.
-        let out = unsafe { ffi::out(size) }?;
-        out.set(state::with_client(|c| c.universe_size())?);
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Get_universe_size({size:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let out = unsafe { ffi::out(size) }?;
+            out.set(state::with_client(|c| c.universe_size())?);
+            Ok(())
+        },
+    )
 }
 
 /// Set `*appnum` to the application number (`get_appnum`, asked once and cached):
@@ -67,12 +76,15 @@ pub unsafe extern "C" fn PMI_Get_universe_size(size: *mut c_int) -> c_int {
 /// `appnum` is NULL or points to a writable `int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_appnum(appnum: *mut c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a writable int.
-        let out = unsafe { ffi::out(appnum) }?;
-        out.set(state::with_client(|c| c.appnum())?);
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Get_appnum({appnum:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let out = unsafe { ffi::out(appnum) }?;
+            out.set(state::with_client(|c| c.appnum())?);
+            Ok(())
+        },
+    )
 }
 
 /// Set `*size` to the number of processes of this process group on this node, computed
@@ -87,12 +99,15 @@ pub unsafe extern "C" fn PMI_Get_appnum(appnum: *mut c_int) -> c_int {
 /// `size` is NULL or points to a writable `int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_clique_size(size: *mut c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a writable int.
-        let out = unsafe { ffi::out(size) }?;
-        out.set(state::with_client(|c| Ok(c.clique()?.len() as c_int))?);
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Get_clique_size({size:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let out = unsafe { ffi::out(size) }?;
+            out.set(state::with_client(|c| Ok(c.clique()?.len() as c_int))?);
+            Ok(())
+        },
+    )
 }
 
 /// Fill `ranks[0 .. clique size)` with the ranks of this process group on this node,
@@ -106,16 +121,19 @@ pub unsafe extern "C" fn PMI_Get_clique_size(size: *mut c_int) -> c_int {
 /// `ranks` is NULL or points to `length` writable `int`s.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_clique_ranks(ranks: *mut c_int, length: c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or `length` writable ints.
-        let out = unsafe { ffi::out_ints(ranks, length) }?;
-        state::with_client(|c| {
-            let clique = c.clique()?;
-            let slots = out
-                .get_mut(..clique.len())
-                .ok_or(crate::error::PmiError::InvalidLength)?;
-            slots.copy_from_slice(clique);
-            Ok(())
-        })
-    })
+    ffi::guard(
+        || format!("PMI_Get_clique_ranks({ranks:p}, {length})"),
+        || {
+            // SAFETY: the caller passes NULL or `length` writable ints.
+            let out = unsafe { ffi::out_ints(ranks, length) }?;
+            state::with_client(|c| {
+                let clique = c.clique()?;
+                let slots = out
+                    .get_mut(..clique.len())
+                    .ok_or(crate::error::PmiError::InvalidLength)?;
+                slots.copy_from_slice(clique);
+                Ok(())
+            })
+        },
+    )
 }

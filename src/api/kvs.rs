@@ -13,12 +13,15 @@ use crate::state::{self, Lifecycle};
 ///
 /// # Safety
 /// As for `PMI_KVS_Get_my_name`.
-unsafe fn write_kvsname(buf: *mut c_char, length: c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or `length` writable bytes.
-        let out = unsafe { ffi::out_str(buf, length) }?;
-        state::with_client(|c| out.write(c.kvsname()?))
-    })
+unsafe fn write_kvsname(call: &str, buf: *mut c_char, length: c_int) -> c_int {
+    ffi::guard(
+        || format!("{call}({buf:p}, {length})"),
+        || {
+            // SAFETY: the caller passes NULL or `length` writable bytes.
+            let out = unsafe { ffi::out_str(buf, length) }?;
+            state::with_client(|c| out.write(c.kvsname()?))
+        },
+    )
 }
 
 /// Copy this process group's kvsname (`get_my_kvsname`, asked once and cached) and its
@@ -33,7 +36,7 @@ unsafe fn write_kvsname(buf: *mut c_char, length: c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Get_my_name(kvsname: *mut c_char, length: c_int) -> c_int {
     // SAFETY: same contract as this function's.
-    unsafe { write_kvsname(kvsname, length) }
+    unsafe { write_kvsname("PMI_KVS_Get_my_name", kvsname, length) }
 }
 
 /// Same as `PMI_KVS_Get_my_name`: the kvsname is this process group's id.
@@ -43,7 +46,7 @@ pub unsafe extern "C" fn PMI_KVS_Get_my_name(kvsname: *mut c_char, length: c_int
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_id(id_str: *mut c_char, length: c_int) -> c_int {
     // SAFETY: same contract as this function's.
-    unsafe { write_kvsname(id_str, length) }
+    unsafe { write_kvsname("PMI_Get_id", id_str, length) }
 }
 
 /// Same as `PMI_KVS_Get_my_name`: the kvsname is this process group's KVS domain id.
@@ -53,7 +56,7 @@ pub unsafe extern "C" fn PMI_Get_id(id_str: *mut c_char, length: c_int) -> c_int
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_kvs_domain_id(id_str: *mut c_char, length: c_int) -> c_int {
     // SAFETY: same contract as this function's.
-    unsafe { write_kvsname(id_str, length) }
+    unsafe { write_kvsname("PMI_Get_kvs_domain_id", id_str, length) }
 }
 
 /// Write one of the maximum lengths: the server's once initialized, the library's
@@ -61,17 +64,20 @@ pub unsafe extern "C" fn PMI_Get_kvs_domain_id(id_str: *mut c_char, length: c_in
 ///
 /// # Safety
 /// `length` is NULL or points to a writable `int`.
-unsafe fn write_max(length: *mut c_int, pick: fn(Maxes) -> usize) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a writable int.
-        let out = unsafe { ffi::out(length) }?;
-        let maxes = match &*state::lock() {
-            Lifecycle::Ready(client) => client.maxes(),
-            Lifecycle::Uninit | Lifecycle::Finalized => DEFAULT_MAXES,
-        };
-        out.set(pick(maxes) as c_int);
-        Ok(())
-    })
+unsafe fn write_max(call: &str, length: *mut c_int, pick: fn(Maxes) -> usize) -> c_int {
+    ffi::guard(
+        || format!("{call}({length:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let out = unsafe { ffi::out(length) }?;
+            let maxes = match &*state::lock() {
+                Lifecycle::Ready(client) => client.maxes(),
+                Lifecycle::Uninit | Lifecycle::Finalized => DEFAULT_MAXES,
+            };
+            out.set(pick(maxes) as c_int);
+            Ok(())
+        },
+    )
 }
 
 /// Set `*length` to the longest kvsname, NUL included (`kvsname_max`; 256 before
@@ -84,7 +90,7 @@ unsafe fn write_max(length: *mut c_int, pick: fn(Maxes) -> usize) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Get_name_length_max(length: *mut c_int) -> c_int {
     // SAFETY: same contract as this function's.
-    unsafe { write_max(length, |m| m.kvsname) }
+    unsafe { write_max("PMI_KVS_Get_name_length_max", length, |m| m.kvsname) }
 }
 
 /// Same as `PMI_KVS_Get_name_length_max`: the longest id, NUL included.
@@ -94,7 +100,7 @@ pub unsafe extern "C" fn PMI_KVS_Get_name_length_max(length: *mut c_int) -> c_in
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_id_length_max(length: *mut c_int) -> c_int {
     // SAFETY: same contract as this function's.
-    unsafe { write_max(length, |m| m.kvsname) }
+    unsafe { write_max("PMI_Get_id_length_max", length, |m| m.kvsname) }
 }
 
 /// Set `*length` to the longest key, NUL included (`keylen_max`; 64 before
@@ -107,7 +113,7 @@ pub unsafe extern "C" fn PMI_Get_id_length_max(length: *mut c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Get_key_length_max(length: *mut c_int) -> c_int {
     // SAFETY: same contract as this function's.
-    unsafe { write_max(length, |m| m.key) }
+    unsafe { write_max("PMI_KVS_Get_key_length_max", length, |m| m.key) }
 }
 
 /// Set `*length` to the longest value, NUL included (`vallen_max`; 1024 before
@@ -120,7 +126,7 @@ pub unsafe extern "C" fn PMI_KVS_Get_key_length_max(length: *mut c_int) -> c_int
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Get_value_length_max(length: *mut c_int) -> c_int {
     // SAFETY: same contract as this function's.
-    unsafe { write_max(length, |m| m.value) }
+    unsafe { write_max("PMI_KVS_Get_value_length_max", length, |m| m.value) }
 }
 
 /// Put `key` = `value` into the keyval space `kvsname` (`put`, one round trip). The
@@ -145,17 +151,25 @@ pub unsafe extern "C" fn PMI_KVS_Put(
     key: *const c_char,
     value: *const c_char,
 ) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or NUL-terminated strings.
-        let (kvsname, key, value) = unsafe {
-            (
-                ffi::bytes_in(kvsname)?,
-                ffi::bytes_in(key)?,
-                ffi::bytes_in(value)?,
-            )
-        };
-        state::with_client(|c| c.put(kvsname, key, value))
-    })
+    ffi::guard(
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let (kvsname, key, value) =
+                unsafe { (ffi::show(kvsname), ffi::show(key), ffi::show(value)) };
+            format!("PMI_KVS_Put({kvsname}, {key}, {value})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let (kvsname, key, value) = unsafe {
+                (
+                    ffi::bytes_in(kvsname)?,
+                    ffi::bytes_in(key)?,
+                    ffi::bytes_in(value)?,
+                )
+            };
+            state::with_client(|c| c.put(kvsname, key, value))
+        },
+    )
 }
 
 /// Commit the puts made so far. Every put already reached the server, so this is local:
@@ -169,11 +183,18 @@ pub unsafe extern "C" fn PMI_KVS_Put(
 /// `kvsname` is NULL or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Commit(kvsname: *const c_char) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a NUL-terminated string.
-        let kvsname = unsafe { ffi::bytes_in(kvsname) }?;
-        state::with_client(|c| c.commit(kvsname))
-    })
+    ffi::guard(
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let kvsname = unsafe { ffi::show(kvsname) };
+            format!("PMI_KVS_Commit({kvsname})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            let kvsname = unsafe { ffi::bytes_in(kvsname) }?;
+            state::with_client(|c| c.commit(kvsname))
+        },
+    )
 }
 
 /// Copy the value of `key` in `kvsname`, and its NUL, into `value`, which has `length`
@@ -198,18 +219,25 @@ pub unsafe extern "C" fn PMI_KVS_Get(
     value: *mut c_char,
     length: c_int,
 ) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or NUL-terminated strings, and NULL or `length`
-        // writable bytes.
-        let (kvsname, key, out) = unsafe {
-            (
-                ffi::bytes_in(kvsname)?,
-                ffi::bytes_in(key)?,
-                ffi::out_str(value, length)?,
-            )
-        };
-        state::with_client(|c| out.write(c.get(kvsname, key)?))
-    })
+    ffi::guard(
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let (kvsname, key) = unsafe { (ffi::show(kvsname), ffi::show(key)) };
+            format!("PMI_KVS_Get({kvsname}, {key}, {value:p}, {length})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings, and NULL or `length`
+            // writable bytes.
+            let (kvsname, key, out) = unsafe {
+                (
+                    ffi::bytes_in(kvsname)?,
+                    ffi::bytes_in(key)?,
+                    ffi::out_str(value, length)?,
+                )
+            };
+            state::with_client(|c| out.write(c.get(kvsname, key)?))
+        },
+    )
 }
 
 /// Block until every process of the process group has entered the barrier
@@ -220,7 +248,10 @@ pub unsafe extern "C" fn PMI_KVS_Get(
 /// fails.
 #[unsafe(no_mangle)]
 pub extern "C" fn PMI_Barrier() -> c_int {
-    ffi::guard(|| state::with_client(|c| c.barrier()))
+    ffi::guard(
+        || "PMI_Barrier()".to_string(),
+        || state::with_client(|c| c.barrier()),
+    )
 }
 
 /// Not supported: the PMI-1.1 wire protocol has no command to create a keyval space
@@ -233,11 +264,14 @@ pub extern "C" fn PMI_Barrier() -> c_int {
 /// `kvsname` is NULL or points to `length` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Create(kvsname: *mut c_char, length: c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or `length` writable bytes.
-        unsafe { ffi::out_str(kvsname, length) }?;
-        state::with_client(|_| Err(unsupported("PMI_KVS_Create", "no create_kvs in PMI-1.1")))
-    })
+    ffi::guard(
+        || format!("PMI_KVS_Create({kvsname:p}, {length})"),
+        || {
+            // SAFETY: the caller passes NULL or `length` writable bytes.
+            unsafe { ffi::out_str(kvsname, length) }?;
+            state::with_client(|_| Err(unsupported("PMI_KVS_Create", "no create_kvs in PMI-1.1")))
+        },
+    )
 }
 
 /// Not supported: the PMI-1.1 wire protocol has no command to destroy a keyval space
@@ -250,11 +284,18 @@ pub unsafe extern "C" fn PMI_KVS_Create(kvsname: *mut c_char, length: c_int) -> 
 /// `kvsname` is NULL or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Destroy(kvsname: *const c_char) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a NUL-terminated string.
-        unsafe { ffi::bytes_in(kvsname) }?;
-        state::with_client(|_| Err(unsupported("PMI_KVS_Destroy", "no destroy_kvs in PMI-1.1")))
-    })
+    ffi::guard(
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let kvsname = unsafe { ffi::show(kvsname) };
+            format!("PMI_KVS_Destroy({kvsname})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            unsafe { ffi::bytes_in(kvsname) }?;
+            state::with_client(|_| Err(unsupported("PMI_KVS_Destroy", "no destroy_kvs in PMI-1.1")))
+        },
+    )
 }
 
 /// Check the arguments shared by the two iterator calls, then refuse.
@@ -269,19 +310,26 @@ unsafe fn iterate(
     val: *mut c_char,
     val_len: c_int,
 ) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a NUL-terminated string, and NULL or
-        // `key_len` / `val_len` writable bytes.
-        let kvsname = unsafe {
-            ffi::out_str(key, key_len)?;
-            ffi::out_str(val, val_len)?;
-            ffi::bytes_in(kvsname)?
-        };
-        state::with_client(|c| {
-            c.check_kvsname(kvsname)?;
-            Err::<(), PmiError>(unsupported(call, "no getbyidx in PMI-1.1"))
-        })
-    })
+    ffi::guard(
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let kvsname = unsafe { ffi::show(kvsname) };
+            format!("{call}({kvsname}, {key:p}, {key_len}, {val:p}, {val_len})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string, and NULL or
+            // `key_len` / `val_len` writable bytes.
+            let kvsname = unsafe {
+                ffi::out_str(key, key_len)?;
+                ffi::out_str(val, val_len)?;
+                ffi::bytes_in(kvsname)?
+            };
+            state::with_client(|c| {
+                c.check_kvsname(kvsname)?;
+                Err::<(), PmiError>(unsupported(call, "no getbyidx in PMI-1.1"))
+            })
+        },
+    )
 }
 
 /// Not supported: iterating needs `getbyidx`, which PMI-1.1 servers do not know (Hydra

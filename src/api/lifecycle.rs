@@ -29,13 +29,16 @@ use crate::{ffi, trace};
 /// `spawned` is NULL or points to a writable `int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Init(spawned: *mut c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a writable int.
-        let out = unsafe { ffi::out(spawned) }?;
-        let flag = init()?;
-        out.set(if flag { PMI_TRUE } else { PMI_FALSE });
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Init({spawned:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let out = unsafe { ffi::out(spawned) }?;
+            let flag = init()?;
+            out.set(if flag { PMI_TRUE } else { PMI_FALSE });
+            Ok(())
+        },
+    )
 }
 
 fn init() -> PmiResult<bool> {
@@ -99,13 +102,16 @@ fn init() -> PmiResult<bool> {
 /// `initialized` is NULL or points to a writable `int`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a writable int.
-        let out = unsafe { ffi::out(initialized) }?;
-        let ready = matches!(&*state::lock(), Lifecycle::Ready(_));
-        out.set(if ready { PMI_TRUE } else { PMI_FALSE });
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Initialized({initialized:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let out = unsafe { ffi::out(initialized) }?;
+            let ready = matches!(&*state::lock(), Lifecycle::Ready(_));
+            out.set(if ready { PMI_TRUE } else { PMI_FALSE });
+            Ok(())
+        },
+    )
 }
 
 /// Finalize the PMI library for this process: `finalize`, wait for `finalize_ack`, close
@@ -115,19 +121,22 @@ pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
 /// did not acknowledge (the library is finalized all the same).
 #[unsafe(no_mangle)]
 pub extern "C" fn PMI_Finalize() -> c_int {
-    ffi::guard(|| {
-        let mut state = state::lock();
-        match std::mem::replace(&mut *state, Lifecycle::Finalized) {
-            Lifecycle::Ready(client) => {
-                state::set_abort_fd(-1);
-                client.finalize()
+    ffi::guard(
+        || "PMI_Finalize()".to_string(),
+        || {
+            let mut state = state::lock();
+            match std::mem::replace(&mut *state, Lifecycle::Finalized) {
+                Lifecycle::Ready(client) => {
+                    state::set_abort_fd(-1);
+                    client.finalize()
+                }
+                other => {
+                    *state = other;
+                    Err(PmiError::Init)
+                }
             }
-            other => {
-                *state = other;
-                Err(PmiError::Init)
-            }
-        }
-    })
+        },
+    )
 }
 
 /// Abort the whole job: print `error_msg` (NULL allowed) on stderr, send
@@ -141,6 +150,10 @@ pub extern "C" fn PMI_Finalize() -> c_int {
 pub unsafe extern "C" fn PMI_Abort(exit_code: c_int, error_msg: *const c_char) -> c_int {
     // SAFETY: the caller passes NULL or a NUL-terminated string.
     let message = unsafe { ffi::bytes_in(error_msg) }.unwrap_or_default();
+    // SAFETY: as above.
+    trace::line(format_args!("PMI_Abort({exit_code}, {})", unsafe {
+        ffi::show(error_msg)
+    }));
     let _ = std::panic::catch_unwind(|| abort(exit_code, message));
     std::process::exit(exit_code)
 }

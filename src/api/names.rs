@@ -18,11 +18,18 @@ pub unsafe extern "C" fn PMI_Publish_name(
     service_name: *const c_char,
     port: *const c_char,
 ) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or NUL-terminated strings.
-        let (service, port) = unsafe { (ffi::bytes_in(service_name)?, ffi::bytes_in(port)?) };
-        state::with_client(|c| c.publish_name(service, port))
-    })
+    ffi::guard(
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let (service_name, port) = unsafe { (ffi::show(service_name), ffi::show(port)) };
+            format!("PMI_Publish_name({service_name}, {port})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let (service, port) = unsafe { (ffi::bytes_in(service_name)?, ffi::bytes_in(port)?) };
+            state::with_client(|c| c.publish_name(service, port))
+        },
+    )
 }
 
 /// Withdraw the name `service_name` (`unpublish_name`, one round trip).
@@ -35,11 +42,18 @@ pub unsafe extern "C" fn PMI_Publish_name(
 /// `service_name` is NULL or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Unpublish_name(service_name: *const c_char) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a NUL-terminated string.
-        let service = unsafe { ffi::bytes_in(service_name) }?;
-        state::with_client(|c| c.unpublish_name(service))
-    })
+    ffi::guard(
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let service_name = unsafe { ffi::show(service_name) };
+            format!("PMI_Unpublish_name({service_name})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            let service = unsafe { ffi::bytes_in(service_name) }?;
+            state::with_client(|c| c.unpublish_name(service))
+        },
+    )
 }
 
 /// Copy the port published under `service_name`, and its NUL, into `port`
@@ -57,14 +71,21 @@ pub unsafe extern "C" fn PMI_Unpublish_name(service_name: *const c_char) -> c_in
 /// `PMI_KVS_Get_value_length_max()` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Lookup_name(service_name: *const c_char, port: *mut c_char) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a NUL-terminated string.
-        let service = unsafe { ffi::bytes_in(service_name) }?;
-        state::with_client(|c| {
-            let length = c.maxes().value as c_int;
-            // SAFETY: the caller passes NULL or a buffer of the value maximum.
-            let out = unsafe { ffi::out_str(port, length) }?;
-            out.write(c.lookup_name(service)?)
-        })
-    })
+    ffi::guard(
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let service_name = unsafe { ffi::show(service_name) };
+            format!("PMI_Lookup_name({service_name}, {port:p})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            let service = unsafe { ffi::bytes_in(service_name) }?;
+            state::with_client(|c| {
+                let length = c.maxes().value as c_int;
+                // SAFETY: the caller passes NULL or a buffer of the value maximum.
+                let out = unsafe { ffi::out_str(port, length) }?;
+                out.write(c.lookup_name(service)?)
+            })
+        },
+    )
 }

@@ -31,25 +31,28 @@ pub unsafe extern "C" fn PMI_Parse_option(
     keyvalp: *mut *mut PMI_keyval_t,
     size: *mut c_int,
 ) -> c_int {
-    ffi::guard(|| {
-        let n = usize::try_from(num_args).map_err(|_| PmiError::InvalidNumArgs)?;
-        // SAFETY: the caller passes NULL or `num_args` string pointers.
-        let args = unsafe { strings(args, n) }.map_err(|_| PmiError::InvalidArgs)?;
-        // SAFETY: each output is NULL or writable.
-        let (num_parsed, keyvalp, size) = unsafe {
-            (
-                ffi::out(num_parsed).map_err(|_| PmiError::InvalidNumParsed)?,
-                ffi::out(keyvalp).map_err(|_| PmiError::InvalidKeyvalp)?,
-                ffi::out(size).map_err(|_| PmiError::InvalidSize)?,
-            )
-        };
-        let (found, used) = options::leading_options(&args);
-        let array = keyval_array(&found)?;
-        num_parsed.set(used as c_int);
-        size.set(found.len() as c_int);
-        keyvalp.set(array);
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Parse_option({num_args}, {args:p}, {num_parsed:p}, {keyvalp:p}, {size:p})"),
+        || {
+            let n = usize::try_from(num_args).map_err(|_| PmiError::InvalidNumArgs)?;
+            // SAFETY: the caller passes NULL or `num_args` string pointers.
+            let args = unsafe { strings(args, n) }.map_err(|_| PmiError::InvalidArgs)?;
+            // SAFETY: each output is NULL or writable.
+            let (num_parsed, keyvalp, size) = unsafe {
+                (
+                    ffi::out(num_parsed).map_err(|_| PmiError::InvalidNumParsed)?,
+                    ffi::out(keyvalp).map_err(|_| PmiError::InvalidKeyvalp)?,
+                    ffi::out(size).map_err(|_| PmiError::InvalidSize)?,
+                )
+            };
+            let (found, used) = options::leading_options(&args);
+            let array = keyval_array(&found)?;
+            num_parsed.set(used as c_int);
+            size.set(found.len() as c_int);
+            keyvalp.set(array);
+            Ok(())
+        },
+    )
 }
 
 /// Remove every PMI option (as for `PMI_Parse_option`) from the command line
@@ -71,35 +74,38 @@ pub unsafe extern "C" fn PMI_Args_to_keyval(
     keyvalp: *mut *mut PMI_keyval_t,
     size: *mut c_int,
 ) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: each pointer is NULL or valid and writable.
-        let (argc, keyvalp, size) =
-            unsafe { (ffi::out(argcp)?, ffi::out(keyvalp)?, ffi::out(size)?) };
-        // SAFETY: `argvp` is NULL or points to the program's argv.
-        let argv = unsafe { argvp.as_mut() }
-            .copied()
-            .filter(|p| !p.is_null())
-            .ok_or(PmiError::InvalidArg)?;
-        let n = usize::try_from(*argc.get()).map_err(|_| PmiError::InvalidArg)?;
-        // SAFETY: argv holds `argc` string pointers.
-        let args = unsafe { strings(argv, n) }?;
-        let (found, kept) = options::split_options(&args);
-        let array = keyval_array(&found)?;
-        // Compact argv in place: `kept` is ascending, so every move is to a lower or
-        // equal index; then re-terminate it.
-        for (to, &from) in kept.iter().enumerate() {
-            // SAFETY: both indices are below `argc`, inside the caller's argv.
-            unsafe { *argv.add(to) = *argv.add(from) };
-        }
-        if kept.len() < n {
-            // SAFETY: `kept.len()` < `argc`, so the slot is inside argv.
-            unsafe { *argv.add(kept.len()) = std::ptr::null_mut() };
-        }
-        argc.set(kept.len() as c_int);
-        size.set(found.len() as c_int);
-        keyvalp.set(array);
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Args_to_keyval({argcp:p}, {argvp:p}, {keyvalp:p}, {size:p})"),
+        || {
+            // SAFETY: each pointer is NULL or valid and writable.
+            let (argc, keyvalp, size) =
+                unsafe { (ffi::out(argcp)?, ffi::out(keyvalp)?, ffi::out(size)?) };
+            // SAFETY: `argvp` is NULL or points to the program's argv.
+            let argv = unsafe { argvp.as_mut() }
+                .copied()
+                .filter(|p| !p.is_null())
+                .ok_or(PmiError::InvalidArg)?;
+            let n = usize::try_from(*argc.get()).map_err(|_| PmiError::InvalidArg)?;
+            // SAFETY: argv holds `argc` string pointers.
+            let args = unsafe { strings(argv, n) }?;
+            let (found, kept) = options::split_options(&args);
+            let array = keyval_array(&found)?;
+            // Compact argv in place: `kept` is ascending, so every move is to a lower or
+            // equal index; then re-terminate it.
+            for (to, &from) in kept.iter().enumerate() {
+                // SAFETY: both indices are below `argc`, inside the caller's argv.
+                unsafe { *argv.add(to) = *argv.add(from) };
+            }
+            if kept.len() < n {
+                // SAFETY: `kept.len()` < `argc`, so the slot is inside argv.
+                unsafe { *argv.add(kept.len()) = std::ptr::null_mut() };
+            }
+            argc.set(kept.len() as c_int);
+            size.set(found.len() as c_int);
+            keyvalp.set(array);
+            Ok(())
+        },
+    )
 }
 
 /// Release an array made by `PMI_Parse_option` or `PMI_Args_to_keyval`: its keys, its
@@ -112,20 +118,23 @@ pub unsafe extern "C" fn PMI_Args_to_keyval(
 /// `keyvalp` is NULL or an array of `size` keyvals made by this library and not freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Free_keyvals(keyvalp: *mut PMI_keyval_t, size: c_int) -> c_int {
-    ffi::guard(|| {
-        let n = usize::try_from(size).map_err(|_| PmiError::InvalidArg)?;
-        if keyvalp.is_null() {
-            return if n == 0 {
-                Ok(())
-            } else {
-                Err(PmiError::InvalidArg)
-            };
-        }
-        // SAFETY: the array and its strings were allocated by `keyval_array` with
-        // malloc, `n` elements long, and are freed once.
-        unsafe { free_keyvals(keyvalp, n) };
-        Ok(())
-    })
+    ffi::guard(
+        || format!("PMI_Free_keyvals({keyvalp:p}, {size})"),
+        || {
+            let n = usize::try_from(size).map_err(|_| PmiError::InvalidArg)?;
+            if keyvalp.is_null() {
+                return if n == 0 {
+                    Ok(())
+                } else {
+                    Err(PmiError::InvalidArg)
+                };
+            }
+            // SAFETY: the array and its strings were allocated by `keyval_array` with
+            // malloc, `n` elements long, and are freed once.
+            unsafe { free_keyvals(keyvalp, n) };
+            Ok(())
+        },
+    )
 }
 
 /// Copy a description of the PMI options, and its NUL, into `str`, which has `*length`
@@ -141,21 +150,24 @@ pub unsafe extern "C" fn PMI_Free_keyvals(keyvalp: *mut PMI_keyval_t, size: c_in
 /// writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_options(str: *mut c_char, length: *mut c_int) -> c_int {
-    ffi::guard(|| {
-        // SAFETY: the caller passes NULL or a writable int.
-        let length = unsafe { ffi::out(length) }?;
-        let text = options::DESCRIPTION.as_bytes();
-        // SAFETY: `str` is NULL or holds `*length` writable bytes.
-        let out = unsafe { ffi::out_str(str, *length.get()) }?;
-        let needed = (text.len() + 1) as c_int;
-        if out.capacity() <= text.len() {
+    ffi::guard(
+        || format!("PMI_Get_options({str:p}, {length:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let length = unsafe { ffi::out(length) }?;
+            let text = options::DESCRIPTION.as_bytes();
+            // SAFETY: `str` is NULL or holds `*length` writable bytes.
+            let out = unsafe { ffi::out_str(str, *length.get()) }?;
+            let needed = (text.len() + 1) as c_int;
+            if out.capacity() <= text.len() {
+                length.set(needed);
+                return Err(PmiError::NoMem);
+            }
+            out.write(text)?;
             length.set(needed);
-            return Err(PmiError::NoMem);
-        }
-        out.write(text)?;
-        length.set(needed);
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 /// `n` C strings as byte slices; `Err(InvalidArg)` if the array or an element is NULL

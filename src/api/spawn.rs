@@ -48,56 +48,61 @@ pub unsafe extern "C" fn PMI_Spawn_multiple(
     preput_keyval_vector: *const PMI_keyval_t,
     errors: *mut c_int,
 ) -> c_int {
-    ffi::guard(|| {
-        let count = usize::try_from(count)
-            .ok()
-            .filter(|&n| n >= 1)
-            .ok_or(PmiError::InvalidNumArgs)?;
-        if cmds.is_null() {
-            return Err(PmiError::InvalidArgs);
-        }
-        if maxprocs.is_null() || errors.is_null() {
-            return Err(PmiError::InvalidArg);
-        }
-        // SAFETY: non-NULL, and the caller promises `count` elements in each array.
-        let (cmd_ptrs, maxprocs) = unsafe {
-            (
-                std::slice::from_raw_parts(cmds, count),
-                std::slice::from_raw_parts(maxprocs, count),
-            )
-        };
-        let mut commands = Vec::with_capacity(count);
-        let mut total: c_int = 0;
-        for i in 0..count {
-            // SAFETY: `cmds[i]` is NULL or a NUL-terminated string.
-            let execname =
-                unsafe { ffi::bytes_in(cmd_ptrs[i]) }.map_err(|_| PmiError::InvalidArgs)?;
-            let nprocs = u32::try_from(maxprocs[i])
+    ffi::guard(
+        || {
+            format!("PMI_Spawn_multiple({count}, {cmds:p}, {argvs:p}, {maxprocs:p}, {info_keyval_sizesp:p}, {info_keyval_vectors:p}, {preput_keyval_size}, {preput_keyval_vector:p}, {errors:p})")
+        },
+        || {
+            let count = usize::try_from(count)
                 .ok()
                 .filter(|&n| n >= 1)
-                .ok_or(PmiError::InvalidSize)?;
-            total = total
-                .checked_add(maxprocs[i])
-                .ok_or(PmiError::InvalidSize)?;
-            // SAFETY: `argvs` is NULL or holds `count` NULL-terminated argument arrays.
-            let args = unsafe { argv_of(argvs, i) }?;
-            // SAFETY: the info arrays are NULL or hold `count` elements, each vector its
-            // count of pairs.
-            let info = unsafe { info_of(info_keyval_sizesp, info_keyval_vectors, i) }?;
-            commands.push(SpawnCommand {
-                execname,
-                args,
-                maxprocs: nprocs,
-                info,
-            });
-        }
-        // SAFETY: the caller promises `preput_keyval_size` pairs.
-        let preput = unsafe { pairs(preput_keyval_vector, preput_keyval_size) }?;
-        let slots = usize::try_from(total).map_err(|_| PmiError::InvalidSize)?;
-        // SAFETY: non-NULL, and the caller promises a slot per process requested.
-        let errors = unsafe { std::slice::from_raw_parts_mut(errors, slots) };
-        state::with_client(|c| c.spawn(&commands, &preput, errors))
-    })
+                .ok_or(PmiError::InvalidNumArgs)?;
+            if cmds.is_null() {
+                return Err(PmiError::InvalidArgs);
+            }
+            if maxprocs.is_null() || errors.is_null() {
+                return Err(PmiError::InvalidArg);
+            }
+            // SAFETY: non-NULL, and the caller promises `count` elements in each array.
+            let (cmd_ptrs, maxprocs) = unsafe {
+                (
+                    std::slice::from_raw_parts(cmds, count),
+                    std::slice::from_raw_parts(maxprocs, count),
+                )
+            };
+            let mut commands = Vec::with_capacity(count);
+            let mut total: c_int = 0;
+            for i in 0..count {
+                // SAFETY: `cmds[i]` is NULL or a NUL-terminated string.
+                let execname =
+                    unsafe { ffi::bytes_in(cmd_ptrs[i]) }.map_err(|_| PmiError::InvalidArgs)?;
+                let nprocs = u32::try_from(maxprocs[i])
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or(PmiError::InvalidSize)?;
+                total = total
+                    .checked_add(maxprocs[i])
+                    .ok_or(PmiError::InvalidSize)?;
+                // SAFETY: `argvs` is NULL or holds `count` NULL-terminated argument arrays.
+                let args = unsafe { argv_of(argvs, i) }?;
+                // SAFETY: the info arrays are NULL or hold `count` elements, each vector its
+                // count of pairs.
+                let info = unsafe { info_of(info_keyval_sizesp, info_keyval_vectors, i) }?;
+                commands.push(SpawnCommand {
+                    execname,
+                    args,
+                    maxprocs: nprocs,
+                    info,
+                });
+            }
+            // SAFETY: the caller promises `preput_keyval_size` pairs.
+            let preput = unsafe { pairs(preput_keyval_vector, preput_keyval_size) }?;
+            let slots = usize::try_from(total).map_err(|_| PmiError::InvalidSize)?;
+            // SAFETY: non-NULL, and the caller promises a slot per process requested.
+            let errors = unsafe { std::slice::from_raw_parts_mut(errors, slots) };
+            state::with_client(|c| c.spawn(&commands, &preput, errors))
+        },
+    )
 }
 
 /// The arguments of command `i`: none when `argvs` or `argvs[i]` is NULL.
