@@ -106,7 +106,7 @@ impl Client {
         let rc = reply.rc();
         let version = (reply.field(b"pmi_version"), reply.field(b"pmi_subversion"));
         let (major, minor) = (reply.int(b"pmi_version"), reply.int(b"pmi_subversion"));
-        let line = String::from_utf8_lossy(reply.line()).into_owned();
+        let line = reply.line().escape_ascii().to_string();
         if rc != Some(0) {
             return Err(trace::fatal(format_args!(
                 "PMI_Init refused by the server: \"{line}\""
@@ -125,7 +125,7 @@ impl Client {
     fn fetch_maxes(&mut self) -> PmiResult<Maxes> {
         wire::encode(&mut self.request, "get_maxes", &[]);
         let reply = wire(&mut self.conn, "PMI_Init")?.call(&self.request, b"maxes")?;
-        let line = String::from_utf8_lossy(reply.line()).into_owned();
+        let line = reply.line().escape_ascii().to_string();
         let field = |name: &[u8], clamp: usize| match reply.int(name) {
             Some(n) if n > 1 => Some((n as u64).min(clamp as u64) as usize),
             _ => None,
@@ -276,7 +276,7 @@ impl Client {
             (Some(_), _) => {
                 trace::line(format_args!(
                     "get: key not found: \"{}\"",
-                    String::from_utf8_lossy(reply.line())
+                    reply.line().escape_ascii()
                 ));
                 return Err(PmiError::InvalidKey);
             }
@@ -423,7 +423,7 @@ pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
             Some(b"set") if int(b"rank").is_some() => rank = int(b"rank"),
             Some(b"set") if int(b"debug").is_some() => debug = int(b"debug"),
             _ => {
-                let line = String::from_utf8_lossy(reply.line()).into_owned();
+                let line = reply.line().escape_ascii().to_string();
                 return Err(conn.fail(format_args!(
                     "PMI_Init: unexpected line in the PMI_PORT handshake: \"{line}\""
                 )));
@@ -456,7 +456,7 @@ const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
 fn warn_mapping(text: &[u8], e: &MappingError) {
     trace::warn(format_args!(
         "ignoring malformed PMI_process_mapping \"{}\" ({e}); the clique is this process alone",
-        String::from_utf8_lossy(text)
+        text.escape_ascii()
     ));
 }
 
@@ -489,7 +489,7 @@ fn name_service_ok(what: &str, reply: Reply<'_>) -> PmiResult<()> {
 fn server_error(what: &str, reply: Reply<'_>) -> PmiError {
     trace::line(format_args!(
         "{what} failed: server said \"{}\"",
-        String::from_utf8_lossy(reply.line())
+        reply.line().escape_ascii()
     ));
     PmiError::Fail
 }

@@ -73,8 +73,8 @@ impl Conn {
         self.send(request)?;
         let range = self.recv_line()?;
         if Reply::new(&self.buf[range.clone()]).cmd() != Some(expected) {
-            let got = String::from_utf8_lossy(&self.buf[range]).into_owned();
-            let want = String::from_utf8_lossy(expected).into_owned();
+            let got = self.buf[range].escape_ascii().to_string();
+            let want = expected.escape_ascii().to_string();
             return Err(self.fail(format_args!(
                 "protocol error: expected cmd={want}, got \"{got}\""
             )));

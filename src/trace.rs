@@ -71,7 +71,7 @@ pub fn wire(dir: Dir, line: &[u8]) {
             Dir::Client => "C:",
             Dir::Server => "S:",
         };
-        self::line(format_args!("{tag} {}", String::from_utf8_lossy(text)));
+        self::line(format_args!("{tag} {}", text.escape_ascii()));
     }
 }
 
