@@ -22,12 +22,12 @@ BUILD    := build
 LIB      := $(BUILD)/lib
 TBIN     := $(BUILD)/c-tests
 SO       := target/release/libpmi.so
-TESTS    := exchange info barrier validation abort clique names spawn options
+TESTS    := exchange info barrier validation abort clique names spawn options singleton
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS))
 RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
 
 .PHONY: all lib demo check test-rust lint check-symbols check-header header abi-check \
-        c-tests test-hydra check-install install uninstall deps deps-hydra clean
+        c-tests test-c check-install install uninstall deps deps-hydra clean
 
 all: lib
 
@@ -58,7 +58,7 @@ c-tests: $(TEST_BINS)
 demo: deps-hydra $(TBIN)/exchange
 	LD_LIBRARY_PATH=$(CURDIR)/$(LIB) $(MPIEXEC) -launcher fork -hosts a:2,b:2 -n 4 $(TBIN)/exchange
 
-check: deps test-rust lint check-symbols check-header abi-check test-hydra check-install
+check: deps test-rust lint check-symbols check-header abi-check test-c check-install
 	@echo "make check: all passed"
 
 test-rust:
@@ -97,8 +97,8 @@ abi-check:
 	nm $(BUILD)/cxx_check.o | grep -q ' U PMI_Init$$'
 	@echo "abi-check: reference prototypes match; C++ sees C linkage"
 
-test-hydra: deps-hydra c-tests
-	MPIEXEC=$(MPIEXEC) c-tests/run-hydra.sh $(TBIN) $(LIB)
+test-c: deps-hydra c-tests
+	MPIEXEC=$(MPIEXEC) c-tests/run-tests.sh $(TBIN) $(LIB)
 
 # `make install` into a scratch prefix, then build and run a program with pkg-config.
 check-install: lib
