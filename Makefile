@@ -132,3 +132,6 @@ uninstall:
 clean:
 	$(CARGO) clean
 	rm -rf $(BUILD)
+
+# Further targets (benchmarks, the MPICH swap test, the conformance kit) live in mk/.
+-include $(sort $(wildcard mk/*.mk))
