@@ -10,7 +10,7 @@ DESTDIR    ?=
 CC       ?= cc
 CXX      ?= c++
 CWARN    := -Wall -Wextra -Werror
-CFLAGS_T := -std=c99 $(CWARN) -pedantic -g -O1
+CFLAGS_T := -std=c99 $(CWARN) -pedantic -g -O1 -pthread
 CARGO    ?= cargo
 CBINDGEN_VERSION := 0.29.0
 export CBINDGEN_VERSION
@@ -22,12 +22,12 @@ BUILD    := build
 LIB      := $(BUILD)/lib
 TBIN     := $(BUILD)/c-tests
 SO       := target/release/libpmi.so
-TESTS    := exchange info barrier validation abort clique names spawn options singleton
+TESTS    := exchange info barrier validation abort clique names spawn options singleton threads
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS))
 RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
 
 .PHONY: all lib demo check test-rust lint check-symbols check-header header abi-check \
-        c-tests test-c check-install install uninstall deps deps-hydra clean
+        c-tests test-c asan memcheck check-install install uninstall deps deps-hydra clean
 
 all: lib
 
@@ -43,7 +43,7 @@ $(LIB)/libpmi.so.0: $(SO)
 	ln -sf libpmi.so.0 $(LIB)/libpmi.so
 
 deps:
-	scripts/ensure-deps.sh hydra slurm-header cbindgen pkg-config
+	scripts/ensure-deps.sh hydra slurm-header cbindgen pkg-config valgrind
 
 deps-hydra:
 	scripts/ensure-deps.sh hydra
@@ -54,11 +54,27 @@ $(TBIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 
 c-tests: $(TEST_BINS)
 
+# The same C tests built with AddressSanitizer and UBSan (the library is Rust; the
+# sanitizers watch every byte it writes into the tests' buffers).
+ASAN_BIN  := $(BUILD)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+$(ASAN_BIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
+	mkdir -p $(ASAN_BIN)
+	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi
+
+asan: deps-hydra $(addprefix $(ASAN_BIN)/,$(TESTS))
+	SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  MPIEXEC=$(MPIEXEC) c-tests/run-tests.sh $(ASAN_BIN) $(LIB)
+
+# The C tests under valgrind memcheck inside Hydra jobs: zero errors, zero leaks.
+memcheck: deps-hydra c-tests
+	MPIEXEC=$(MPIEXEC) c-tests/run-memcheck.sh $(TBIN) $(LIB)
+
 # The main job: four ranks on two simulated nodes exchange business cards.
 demo: deps-hydra $(TBIN)/exchange
 	LD_LIBRARY_PATH=$(CURDIR)/$(LIB) $(MPIEXEC) -launcher fork -hosts a:2,b:2 -n 4 $(TBIN)/exchange
 
-check: deps test-rust lint check-symbols check-header abi-check test-c check-install
+check: deps test-rust lint check-symbols check-header abi-check test-c asan memcheck check-install
 	@echo "make check: all passed"
 
 test-rust:

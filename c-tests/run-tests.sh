@@ -4,57 +4,9 @@
 # (singleton mode, the local option helpers under valgrind).
 # Usage: c-tests/run-tests.sh BINDIR LIBDIR
 # Each case is one command; its exit status, and for some its output, is the verdict.
-set -u
-bindir=$1
-libdir=$(cd "$2" && pwd)
-logdir=$bindir/logs
-mkdir -p "$logdir"
-export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-unset PMI_DEBUG PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE PMI_SPAWNED
-passed=0
-failed=0
-H=("${MPIEXEC:-mpiexec.hydra}" -launcher fork)
-P=("${H[@]}" -pmi-port)
-b=$bindir
+source "$(dirname "$0")/lib.sh" "$1" "$2"
 
-# run NAME STATUS [--expect FILE TEXT]... [--absent FILE TEXT]... -- COMMAND...
-# FILE may be "log": the command's own output.
-run() {
-    local name=$1 want=$2 log=$logdir/$1.log
-    shift 2
-    local checks=()
-    while [ "$1" != -- ]; do checks+=("$1" "$2" "$3"); shift 3; done
-    shift
-    timeout 120 "$@" >"$log" 2>&1
-    local got=$? why=""
-    [ "$got" = "$want" ] || why="exit $got, expected $want"
-    local i
-    for ((i = 0; i < ${#checks[@]}; i += 3)); do
-        local kind=${checks[i]} file=${checks[i + 1]} text=${checks[i + 2]}
-        [ "$file" = log ] && file=$log
-        if [ "$kind" = --expect ] && ! grep -qaF -- "$text" "$file" 2>/dev/null; then
-            why="$why; no \"$text\" in $file"
-        elif [ "$kind" = --absent ] && grep -qaF -- "$text" "$file" 2>/dev/null; then
-            why="$why; unexpected \"$text\" in $file"
-        fi
-    done
-    if [ -z "$why" ]; then
-        passed=$((passed + 1))
-        echo "PASS $name"
-    else
-        failed=$((failed + 1))
-        echo "FAIL $name (${why#; })"
-        sed 's/^/    | /' "$log" | tail -n 30
-    fi
-}
-
-# The library under test is ours, not Debian's Slurm libpmi.so.0.
-loaded=$(ldd "$b/exchange" | awk '$1 == "libpmi.so.0" {print $3}')
-if [ "$loaded" = "$libdir/libpmi.so.0" ]; then
-    passed=$((passed + 1)); echo "PASS ldd-loads-ours ($loaded)"
-else
-    failed=$((failed + 1)); echo "FAIL ldd-loads-ours: libpmi.so.0 resolves to '$loaded'"
-fi
+check_loaded "$b/exchange"
 
 # Rank, size, appnum, universe size.
 run info-n1 0 -- "${H[@]}" -n 1 "$b/info" 1 0 -1
@@ -136,8 +88,14 @@ run env-rank-out-of-range 2 --expect log "PMI_RANK=3 is not below PMI_SIZE=2" --
 run env-port-refused 2 --expect log "cannot connect to PMI_PORT 127.0.0.1:1" -- \
     env PMI_PORT=127.0.0.1:1 PMI_ID=0 "$b/exchange" -q
 
-# The option helpers, local; valgrind shows a parse/free cycle leaks nothing.
-if command -v valgrind >/dev/null; then
+# Threads: 8 per rank, 10 000 calls each.
+run threads-n2 0 -- "${H[@]}" -n 2 "$b/threads"
+run threads-a1b1-n2 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/threads"
+run port-threads-n2 0 -- "${P[@]}" -n 2 "$b/threads"
+
+# The option helpers, local; valgrind shows a parse/free cycle leaks nothing (skipped in
+# the sanitizer build, which checks leaks itself).
+if command -v valgrind >/dev/null && [ -z "${SANITIZED:-}" ]; then
     run options-valgrind 0 -- valgrind -q --leak-check=full --show-leak-kinds=all \
         --errors-for-leak-kinds=all --error-exitcode=9 "$b/options"
 else
