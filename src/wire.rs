@@ -528,4 +528,60 @@ mod tests {
         assert_eq!(parse_errcodes(b"0,1,2,3", &mut out), None);
         assert_eq!(parse_errcodes(b"0,x", &mut out), None);
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Any bytes: no panic, and every field found lies inside the line.
+            #[test]
+            fn reply_parser_never_panics(line in proptest::collection::vec(any::<u8>(), 0..512)) {
+                let reply = Reply::new(&line);
+                for key in [&b"cmd"[..], b"rc", b"value", b"x", b""] {
+                    if let Some(v) = reply.field(key) {
+                        prop_assert!(v.len() <= line.len());
+                    }
+                }
+                let _ = (reply.rc(), reply.int(b"size"));
+            }
+
+            /// A value the rules accept comes back intact from a get reply, whatever
+            /// fields precede it.
+            #[test]
+            fn value_round_trips(
+                value in "[ -~\t\u{80}-\u{10ffff}]{0,200}",
+                extra in proptest::collection::vec("[a-z]{1,8}=[!-~&&[^=]]{0,8}", 0..4),
+            ) {
+                let value = value.as_bytes();
+                prop_assume!(check_value(value, 1 << 20).is_ok());
+                prop_assume!(!value.ends_with(b" found=TRUE") && !value.ends_with(b" found=FALSE"));
+                let mut line = b"cmd=get_result".to_vec();
+                for field in &extra {
+                    line.push(b' ');
+                    line.extend_from_slice(field.as_bytes());
+                }
+                line.extend_from_slice(b" value=");
+                line.extend_from_slice(value);
+                prop_assert_eq!(Reply::new(&line).value(), Some(value));
+                prop_assert_eq!(Reply::new(&line).cmd(), Some(&b"get_result"[..]));
+            }
+
+            /// An encoded request is one line: exactly one newline, at the end, for any
+            /// key and value that pass the rules.
+            #[test]
+            fn encoded_requests_are_one_line(
+                key in "[!-<>-~\u{80}-\u{3ff}]{1,30}",
+                value in "[ -~\t\u{80}-\u{10ffff}]{0,300}",
+            ) {
+                let (key, value) = (key.as_bytes(), value.as_bytes());
+                prop_assume!(check_key(key, 64).is_ok() && check_value(value, 1024).is_ok());
+                let mut buf = Vec::new();
+                encode(&mut buf, "put", &[("kvsname", b"kvs"), ("key", key), ("value", value)]);
+                prop_assert_eq!(buf.iter().filter(|&&b| b == b'\n').count(), 1);
+                prop_assert_eq!(buf.last(), Some(&b'\n'));
+                prop_assert!(!buf.contains(&b'\r'));
+            }
+        }
+    }
 }

@@ -1,0 +1,14 @@
+# Fuzzing the two parsers that read what a server sends (cargo fuzz, libFuzzer).
+# Not part of `make check` (it takes minutes); the same invariants run as property
+# tests in `cargo test`. FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := reply mapping
+
+.PHONY: fuzz
+fuzz:
+	command -v cargo-fuzz >/dev/null || $(CARGO) install --locked cargo-fuzz --version 0.13.2
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) 2>&1 \
+	    | grep -E '^Done|SUMMARY|panicked|deadly signal' | sed "s/^/fuzz $$t: /" || exit 1; \
+	  test -z "$$(ls artifacts/$$t 2>/dev/null)" || { echo "fuzz $$t: findings in fuzz/artifacts/$$t"; exit 1; }; \
+	done
