@@ -14,13 +14,18 @@ use crate::trace;
 /// it, built only then) is traced with its return code.
 pub fn guard(call: impl FnOnce() -> String, body: impl FnOnce() -> PmiResult<()>) -> c_int {
     let result = catch_unwind(AssertUnwindSafe(body));
-    let (code, name) = match result {
-        Ok(Ok(())) => (PMI_SUCCESS, "PMI_SUCCESS".to_string()),
-        Ok(Err(e)) => (e.code(), e.to_string()),
-        Err(_) => (PMI_FAIL, "PMI_FAIL (internal error)".to_string()),
+    let code = match &result {
+        Ok(Ok(())) => PMI_SUCCESS,
+        Ok(Err(e)) => e.code(),
+        Err(_) => PMI_FAIL,
     };
     if trace::enabled() {
-        trace::line(format_args!("{} = {name}", call()));
+        let outcome = match result {
+            Ok(Ok(())) => "PMI_SUCCESS".to_string(),
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => "PMI_FAIL (internal error)".to_string(),
+        };
+        trace::line(format_args!("{} = {outcome}", call()));
     }
     code
 }
