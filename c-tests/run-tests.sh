@@ -36,6 +36,7 @@ run abort-7 7 --expect "$logdir/abort-7.stderr" "$msg" -- \
 run abort-3-two-nodes 3 --expect "$logdir/abort-3.stderr" "$msg" -- \
     "${H[@]}" -hosts a:1,b:1 -n 2 "$b/abort" 3 "$logdir/abort-3.stderr"
 run abort-minus-1 255 -- "${H[@]}" -n 2 "$b/abort" -1
+run abort-while-a-thread-blocks 6 -- "${H[@]}" -n 2 "$b/abort" 6 - threaded
 # The clique against MPI_LOCALNRANKS / MPI_LOCALRANKID.
 run clique-a2b2-n4 0 -- "${H[@]}" -hosts a:2,b:2 -n 4 "$b/clique"
 run clique-a1b1-n4 0 -- "${H[@]}" -hosts a:1,b:1 -n 4 "$b/clique"
