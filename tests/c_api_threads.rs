@@ -10,8 +10,8 @@ use std::os::raw::{c_char, c_int};
 use std::time::Duration;
 
 use pmi::api::info::{PMI_Get_appnum, PMI_Get_rank, PMI_Get_size, PMI_Get_universe_size};
-use pmi::api::kvs::{PMI_KVS_Get, PMI_KVS_Get_my_name, PMI_KVS_Put};
-use pmi::api::lifecycle::{PMI_Finalize, PMI_Init};
+use pmi::api::kvs::{PMI_KVS_Get, PMI_KVS_Put};
+use pmi::api::lifecycle::PMI_Finalize;
 use pmi::error::PMI_SUCCESS;
 
 const THREADS: usize = 8;
@@ -65,17 +65,7 @@ fn worker(t: usize, kvs: &CStr) -> usize {
 #[test]
 fn eight_threads_ten_thousand_calls_each_keep_the_wire_whole() {
     let server = emulated::start(Duration::ZERO);
-    let mut spawned: c_int = -1;
-    // SAFETY: a writable int.
-    assert_eq!(unsafe { PMI_Init(&mut spawned) }, PMI_SUCCESS);
-    let mut name = [0 as c_char; 256];
-    // SAFETY: 256 writable bytes.
-    assert_eq!(
-        unsafe { PMI_KVS_Get_my_name(name.as_mut_ptr(), 256) },
-        PMI_SUCCESS
-    );
-    // SAFETY: the call wrote a NUL-terminated name.
-    let kvs = unsafe { CStr::from_ptr(name.as_ptr()) }.to_owned();
+    let kvs = emulated::init_through_c();
     assert_eq!(kvs.to_str().unwrap(), emulated::KVS);
 
     let puts: usize = std::thread::scope(|s| {

@@ -9,8 +9,8 @@ use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use pmi::api::kvs::{PMI_Barrier, PMI_KVS_Get, PMI_KVS_Get_my_name, PMI_KVS_Put};
-use pmi::api::lifecycle::{PMI_Finalize, PMI_Init};
+use pmi::api::kvs::{PMI_Barrier, PMI_KVS_Get, PMI_KVS_Put};
+use pmi::api::lifecycle::PMI_Finalize;
 use pmi::error::PMI_SUCCESS;
 
 static SIGNALS: AtomicUsize = AtomicUsize::new(0);
@@ -67,15 +67,7 @@ fn every_call_succeeds_through_a_storm_of_eintr() {
     let server = emulated::start(Duration::from_millis(3));
     let timer = storm_on_this_thread();
 
-    let mut spawned: c_int = -1;
-    // SAFETY: a writable int.
-    assert_eq!(unsafe { PMI_Init(&mut spawned) }, PMI_SUCCESS);
-    let mut name = [0 as c_char; 256];
-    // SAFETY: 256 writable bytes.
-    assert_eq!(
-        unsafe { PMI_KVS_Get_my_name(name.as_mut_ptr(), 256) },
-        PMI_SUCCESS
-    );
+    let name = emulated::init_through_c();
     let mut value = [0 as c_char; 1024];
     for i in 0..100 {
         let key = CString::new(format!("key-{i}")).unwrap();

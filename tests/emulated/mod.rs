@@ -90,6 +90,23 @@ fn answer(line: &str, kvs: &mut HashMap<String, String>) -> Option<String> {
     })
 }
 
+/// `PMI_Init` through the C export, then `PMI_KVS_Get_my_name`: the kvsname.
+pub fn init_through_c() -> std::ffi::CString {
+    let mut spawned: std::os::raw::c_int = -1;
+    let mut name = [0 as std::os::raw::c_char; 256];
+    // SAFETY: `spawned` is a writable int and `name` 256 writable bytes; a successful
+    // PMI_KVS_Get_my_name wrote a NUL-terminated string into it.
+    unsafe {
+        assert_eq!(
+            pmi::api::lifecycle::PMI_Init(&mut spawned),
+            pmi::error::PMI_SUCCESS
+        );
+        let rc = pmi::api::kvs::PMI_KVS_Get_my_name(name.as_mut_ptr(), 256);
+        assert_eq!(rc, pmi::error::PMI_SUCCESS);
+        std::ffi::CStr::from_ptr(name.as_ptr()).to_owned()
+    }
+}
+
 /// True when `line` is one whole request of a form the library may send.
 pub fn is_request(line: &str) -> bool {
     let Some(body) = line.strip_suffix('\n') else {
