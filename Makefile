@@ -43,7 +43,7 @@ $(LIB)/libpmi.so.0: $(SO)
 	ln -sf libpmi.so.0 $(LIB)/libpmi.so
 
 deps:
-	scripts/ensure-deps.sh hydra slurm-header cbindgen pkg-config valgrind
+	scripts/ensure-deps.sh hydra slurm-header cbindgen pkg-config valgrind mandoc
 
 deps-hydra:
 	scripts/ensure-deps.sh hydra

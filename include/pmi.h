@@ -14,8 +14,14 @@ struct PMI_keyval_t;
 extern "C" {
 #endif
 /**
- * Turn command-line arguments into keyvals. Not implemented in this release: returns
- * `PMI_FAIL` and writes nothing.
+ * Remove every PMI option (as for `PMI_Parse_option`) from the command line
+ * `*argcp`, `*argvp` after the program name, and return them as keyvals. The remaining
+ * arguments keep their order; `*argcp` is updated and `(*argvp)[*argcp]` set to NULL.
+ * `*keyvalp` is a `malloc`ed array of `*size` keyvals to release with
+ * `PMI_Free_keyvals` (NULL when there are none). No traffic; works before `PMI_Init`.
+ *
+ * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer (or `*argvp`, or an
+ * argument) is NULL or `*argcp` < 0; `PMI_ERR_NOMEM` if memory runs out.
  */
 int PMI_Args_to_keyval(int *argcp, char *((*argvp)[]), struct PMI_keyval_t **keyvalp, int *size);
 #ifdef __cplusplus

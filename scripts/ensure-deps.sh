@@ -2,11 +2,11 @@
 # Install what `make demo` and `make check` need and the machine lacks: Debian's mpich
 # (mpiexec.hydra), libpmi0-dev (the reference pmi.h and Slurm's libpmi.so.0), and the
 # pinned cbindgen. Says exactly what to install when it cannot do it itself.
-# Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [cbindgen] [pkg-config] [valgrind]
+# Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [cbindgen] [pkg-config] [valgrind] [mandoc]
 set -eu
 CBINDGEN_VERSION=${CBINDGEN_VERSION:-0.29.0}
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(hydra slurm-header cbindgen pkg-config valgrind)
+[ ${#want[@]} -gt 0 ] || want=(hydra slurm-header cbindgen pkg-config valgrind mandoc)
 
 packages=()
 for w in "${want[@]}"; do
@@ -16,6 +16,7 @@ for w in "${want[@]}"; do
         cbindgen) ;;
         pkg-config) command -v pkg-config >/dev/null || packages+=(pkgconf) ;;
         valgrind) command -v valgrind >/dev/null || packages+=(valgrind) ;;
+        mandoc) command -v mandoc >/dev/null || packages+=(mandoc) ;;
         *) echo "ensure-deps: unknown dependency '$w'" >&2; exit 2 ;;
     esac
 done
