@@ -1,0 +1,346 @@
+/* PMI-1 wire probe: finds out what the process manager does with requests the library
+ * refuses to send (over-long keys and values, a key put twice, a foreign kvsname).
+ *
+ * It does NOT use libpmi: it speaks the PMI-1.1 wire itself on PMI_FD (or PMI_PORT),
+ * one request, one reply, in lock-step, from init to finalize, so no library call can
+ * interleave with it on the connection. It only sends commands every PMI-1.1 server
+ * knows (init, get_maxes, get_my_kvsname, put, barrier_in, get, finalize), gets only
+ * from the job's own kvsname, and keeps every line far below 64 KiB: nothing here can
+ * kill a Hydra 4.0.2 job (see FIELD-NOTES, "What kills a whole Hydra 4.0.2 job").
+ *
+ * Output: the same "@@conf RANK KIND ID TEXT" lines as conform.c, with KIND DEV for a
+ * deviation and INFO for facts; a probe that cannot finish says so with DEV
+ * probe-incomplete (the server misbehaved; the library is not involved). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define LINE_MAX_BYTES 65536
+
+static int fd = -1, rank = -1, size = -1;
+static char inbuf[LINE_MAX_BYTES + 1];
+static size_t inlen;
+static char reply[LINE_MAX_BYTES + 1];
+
+static void emit(const char *kind, const char *id, const char *fmt, ...)
+{
+    char line[2048];
+    int n = snprintf(line, sizeof line, "@@conf p%d %s %s ", rank, kind, id);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(line);
+    line[len++] = '\n';
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(1, line + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+}
+
+/* The probe cannot go on: say why and leave. Exiting without finalize makes Hydra end
+ * the job, which is what should happen when the wire is broken anyway. */
+static void give_up(const char *fmt, ...)
+{
+    char why[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    emit("DEV", "probe-incomplete", "the raw wire probe stopped: %s", why);
+    exit(4);
+}
+
+static void send_line(const char *fmt, ...)
+{
+    static char out[LINE_MAX_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, sizeof out - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0 || n >= (int)sizeof out - 2)
+        give_up("request too long");
+    out[n++] = '\n';
+    for (int off = 0; off < n;) {
+        ssize_t w = send(fd, out + off, n - off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            give_up("write: %s", strerror(errno));
+        off += (int)w;
+    }
+}
+
+/* One reply line into `reply` (without the newline), waiting at most 60 s. */
+static const char *recv_line(void)
+{
+    for (;;) {
+        char *nl = memchr(inbuf, '\n', inlen);
+        if (nl) {
+            size_t n = (size_t)(nl - inbuf);
+            memcpy(reply, inbuf, n);
+            reply[n] = '\0';
+            if (n > 0 && reply[n - 1] == '\r')
+                reply[n - 1] = '\0';
+            memmove(inbuf, nl + 1, inlen - n - 1);
+            inlen -= n + 1;
+            return reply;
+        }
+        if (inlen >= LINE_MAX_BYTES)
+            give_up("a reply line longer than 64 KiB");
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, 60000);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == 0)
+            give_up("no reply in 60 s");
+        ssize_t got = read(fd, inbuf + inlen, LINE_MAX_BYTES - inlen);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            give_up("the server closed the connection");
+        inlen += (size_t)got;
+    }
+}
+
+/* The value of `key=` in a reply: up to the next space, or with `rest` to the end of
+ * the line (a value may legitimately hold spaces). Empty string when absent. */
+static const char *field(const char *line, const char *key, int rest)
+{
+    static char val[LINE_MAX_BYTES + 1];
+    size_t k = strlen(key);
+    for (const char *p = line; *p;) {
+        while (*p == ' ')
+            p++;
+        if (strncmp(p, key, k) == 0 && p[k] == '=') {
+            const char *v = p + k + 1, *end = rest ? v + strlen(v) : strchr(v, ' ');
+            if (!end)
+                end = v + strlen(v);
+            memcpy(val, v, (size_t)(end - v));
+            val[end - v] = '\0';
+            return val;
+        }
+        while (*p && *p != ' ')
+            p++;
+    }
+    val[0] = '\0';
+    return val;
+}
+
+static int has_field(const char *line, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", key);
+    return strstr(line, pat) != NULL;
+}
+
+/* Send a request and read its reply, which must be `cmd=want`. */
+static const char *call(const char *want, const char *fmt, ...)
+{
+    static char out[LINE_MAX_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out, sizeof out, fmt, ap);
+    va_end(ap);
+    send_line("%s", out);
+    const char *r = recv_line();
+    if (strcmp(field(r, "cmd", 0), want) != 0)
+        give_up("expected cmd=%s, got \"%.200s\"", want, r);
+    return r;
+}
+
+static void connect_port(const char *port_env)
+{
+    char host[512];
+    const char *colon = strrchr(port_env, ':');
+    const char *id = getenv("PMI_ID");
+    if (!colon || !id || (size_t)(colon - port_env) >= sizeof host)
+        give_up("PMI_PORT=\"%s\" / PMI_ID unusable", port_env);
+    memcpy(host, port_env, (size_t)(colon - port_env));
+    host[colon - port_env] = '\0';
+    if (host[0] == '[') {
+        memmove(host, host + 1, strlen(host));
+        host[strcspn(host, "]")] = '\0';
+    }
+    struct addrinfo hints, *res, *ai;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, colon + 1, &hints, &res) != 0)
+        give_up("cannot resolve PMI_PORT %s", port_env);
+    for (ai = res; ai; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+        if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+            break;
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0)
+        give_up("cannot connect to PMI_PORT %s", port_env);
+    send_line("cmd=initack pmiid=%s", id);
+    int acked = 0, got_size = 0, got_rank = 0, got_debug = 0;
+    while (!(acked && got_size && got_rank && got_debug)) {
+        const char *r = recv_line();
+        const char *cmd = field(r, "cmd", 0);
+        if (strcmp(cmd, "initack") == 0)
+            acked = 1;
+        else if (strcmp(cmd, "set") == 0 && has_field(r, "size"))
+            size = atoi(field(r, "size", 0)), got_size = 1;
+        else if (strcmp(cmd, "set") == 0 && has_field(r, "rank"))
+            rank = atoi(field(r, "rank", 0)), got_rank = 1;
+        else if (strcmp(cmd, "set") == 0 && has_field(r, "debug"))
+            got_debug = 1;
+        else
+            give_up("unexpected line in the PMI_PORT handshake: \"%.200s\"", r);
+    }
+}
+
+static char *repeat(char c, int n, const char *prefix)
+{
+    char *s = malloc((size_t)n + 1);
+    memset(s, c, (size_t)n);
+    s[n] = '\0';
+    memcpy(s, prefix, strlen(prefix) < (size_t)n ? strlen(prefix) : (size_t)n);
+    return s;
+}
+
+int main(void)
+{
+    const char *fd_env = getenv("PMI_FD"), *port_env = getenv("PMI_PORT");
+    if (fd_env) {
+        fd = atoi(fd_env);
+        rank = getenv("PMI_RANK") ? atoi(getenv("PMI_RANK")) : -1;
+        size = getenv("PMI_SIZE") ? atoi(getenv("PMI_SIZE")) : -1;
+    } else if (port_env) {
+        connect_port(port_env);
+    } else {
+        emit("SKIP", "probe", "neither PMI_FD nor PMI_PORT: no server to probe");
+        return 0;
+    }
+    if (size < 1 || rank < 0 || rank >= size)
+        give_up("rank %d of size %d", rank, size);
+
+    /* The handshake, as a PMI-1.1 client. */
+    const char *r = call("response_to_init", "cmd=init pmi_version=1 pmi_subversion=1");
+    emit("INFO", "server-version", "response_to_init: \"%s\"", r);
+    if (strcmp(field(r, "rc", 0), "0") != 0 && has_field(r, "rc"))
+        give_up("init refused: \"%.200s\"", r);
+    if (has_field(r, "pmi_version") &&
+        (strcmp(field(r, "pmi_version", 0), "1") != 0 ||
+         strcmp(field(r, "pmi_subversion", 0), "1") != 0))
+        emit("DEV", "version-not-1.1", "a PMI-1.1 client is answered pmi_version=%s "
+                                       "pmi_subversion=%s",
+             field(r, "pmi_version", 0), field(r, "pmi_subversion", 0));
+    r = call("maxes", "cmd=get_maxes");
+    int keymax = atoi(field(r, "keylen_max", 0)), valmax = atoi(field(r, "vallen_max", 0));
+    if (keymax < 16 || keymax > 8192 || valmax < 64 || valmax > 16384)
+        give_up("unusable maxes \"%.200s\" for probing", r);
+    r = call("my_kvsname", "cmd=get_my_kvsname");
+    char kvs[1024];
+    snprintf(kvs, sizeof kvs, "%s", field(r, "kvsname", 0));
+    if (!kvs[0])
+        give_up("no kvsname in \"%.200s\"", r);
+
+    /* Puts the library would refuse: each rank its own keys. */
+    char key[128];
+    char *longkey = repeat('k', keymax + 8, "");
+    snprintf(key, sizeof key, "probe-longkey-%d-", rank);
+    memcpy(longkey, key, strlen(key));
+    r = call("put_result", "cmd=put kvsname=%s key=%s value=long-key-%d", kvs, longkey, rank);
+    int longkey_rc = atoi(field(r, "rc", 0));
+
+    char *longval = repeat('v', valmax + 16, "");
+    snprintf(key, sizeof key, "probe-longval-%d", rank);
+    r = call("put_result", "cmd=put kvsname=%s key=%s value=%s", kvs, key, longval);
+    int longval_rc = atoi(field(r, "rc", 0));
+
+    snprintf(key, sizeof key, "probe-dup-%d", rank);
+    call("put_result", "cmd=put kvsname=%s key=%s value=first", kvs, key);
+    r = call("put_result", "cmd=put kvsname=%s key=%s value=second", kvs, key);
+    int dup_rc = atoi(field(r, "rc", 0));
+
+    snprintf(key, sizeof key, "probe-foreign-%d", rank);
+    r = call("put_result", "cmd=put kvsname=probe_not_a_kvs_%d key=%s value=foreign", rank,
+             key);
+    int foreign_rc = atoi(field(r, "rc", 0));
+
+    call("barrier_out", "cmd=barrier_in");
+
+    /* Read the neighbour's keys back (another node with -hosts a:2,b:2). */
+    int peer = (rank + 1) % size;
+    snprintf(key, sizeof key, "probe-longkey-%d-", peer);
+    memcpy(longkey, key, strlen(key));
+    longkey[keymax - 1] = '\0'; /* what a server truncating to keylen_max-1 keeps */
+    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, longkey);
+    if (longkey_rc == 0 && strcmp(field(r, "rc", 0), "0") == 0)
+        emit("DEV", "key-truncated", "a put with a key of %d bytes (keylen_max %d) is "
+                                     "acknowledged rc=0 and stored under its first %d bytes",
+             keymax + 8, keymax, keymax - 1);
+    else if (longkey_rc == 0)
+        emit("DEV", "key-long-accepted", "a put with a key of %d bytes (keylen_max %d) is "
+                                         "acknowledged rc=0",
+             keymax + 8, keymax);
+    if (has_field(r, "found"))
+        emit("DEV", "get-found-field", "get_result carries an extra found= field: \"%.120s\"",
+             r);
+
+    snprintf(key, sizeof key, "probe-longval-%d", peer);
+    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
+    int got_len = (int)strlen(field(r, "value", 0));
+    if (longval_rc == 0 && strcmp(field(r, "rc", 0), "0") != 0)
+        emit("DEV", "value-long-lost", "a put with a value of %d bytes (vallen_max %d) is "
+                                       "acknowledged rc=0 but not stored",
+             valmax + 16, valmax);
+    else if (longval_rc == 0 && got_len < valmax + 16)
+        emit("DEV", "value-truncated", "a put with a value of %d bytes (vallen_max %d) is "
+                                       "acknowledged rc=0 and stored as its first %d bytes",
+             valmax + 16, valmax, got_len);
+    else if (longval_rc == 0)
+        emit("DEV", "value-long-accepted", "a put with a value of %d bytes (vallen_max %d) is "
+                                           "acknowledged and stored whole",
+             valmax + 16, valmax);
+
+    snprintf(key, sizeof key, "probe-dup-%d", peer);
+    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
+    const char *dup = field(r, "value", 0);
+    if (dup_rc == 0 && strcmp(dup, "second") == 0)
+        emit("DEV", "put-overwrites", "a second put of a key is acknowledged rc=0 and "
+                                      "overwrites the first value (RFC 13: put once)");
+    else if (dup_rc == 0)
+        emit("DEV", "put-twice-ignored", "a second put of a key is acknowledged rc=0 but "
+                                         "the value stays \"%s\"", dup);
+
+    snprintf(key, sizeof key, "probe-foreign-%d", peer);
+    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
+    if (foreign_rc == 0 && strcmp(field(r, "rc", 0), "0") == 0)
+        emit("DEV", "foreign-put-stored", "a put with a foreign kvsname is acknowledged rc=0 "
+                                          "and stored in the job's own KVS");
+    else if (foreign_rc == 0)
+        emit("DEV", "foreign-put-accepted", "a put with a foreign kvsname is acknowledged "
+                                            "rc=0");
+
+    snprintf(key, sizeof key, "probe-never-put-%d", rank);
+    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
+    emit("INFO", "missing-key-reply", "\"%s\"", r);
+    if (strcmp(field(r, "rc", 0), "0") == 0 || !has_field(r, "rc"))
+        emit("DEV", "missing-key-rc0", "a get of a missing key is answered without an error "
+                                       "rc: \"%.200s\"", r);
+
+    call("barrier_out", "cmd=barrier_in");
+    call("finalize_ack", "cmd=finalize");
+    emit("INFO", "probe-done", "rank %d of %d", rank, size);
+    free(longkey), free(longval);
+    return 0;
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The PMI-1 conformance kit: run the conformance programs under a launcher and print
+# the report.
+#
+#   conformance/run.sh --launcher "mpiexec.hydra -launcher fork -n 4" --bin DIR \
+#                      [--lib DIR] [--logs DIR] [--ids FILE]
+#
+# Two jobs are run with the same launcher:
+#   DIR/conform  the RFC 13 behaviours through libpmi.so.0 (from --lib, put first on
+#                LD_LIBRARY_PATH): PASS/FAIL per behaviour, and the server deviations
+#                it sees through the library;
+#   DIR/probe    a raw PMI-1.1 wire client that does not use the library: what the server
+#                does with requests the library refuses to send.
+# Each process prints "@@conf RANK KIND ID TEXT" lines; they are gathered here.
+# --ids FILE receives one "KIND ID" line per verdict (for check-conformance).
+# Exit status: 1 if a behaviour FAILed, else 0 (deviations do not count).
+set -u
+launcher="" bin="" lib="" logs="" ids=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --launcher) launcher=$2; shift 2 ;;
+        --bin) bin=$2; shift 2 ;;
+        --lib) lib=$2; shift 2 ;;
+        --logs) logs=$2; shift 2 ;;
+        --ids) ids=$2; shift 2 ;;
+        *) echo "conformance/run.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+if [ -z "$launcher" ] || [ -z "$bin" ]; then
+    echo "usage: conformance/run.sh --launcher \"LAUNCHER ARGS\" --bin DIR [--lib DIR] [--logs DIR] [--ids FILE]" >&2
+    exit 2
+fi
+bin=$(cd "$bin" && pwd)
+logs=${logs:-$bin/logs}
+mkdir -p "$logs"
+if [ -n "$lib" ]; then
+    lib=$(cd "$lib" && pwd)
+    export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+# The launcher sets these for its processes; stale ones from a calling job must not leak.
+unset PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE PMI_SPAWNED PMI_DEBUG
+
+read -r -a L <<<"$launcher"
+timeout 120 "${L[@]}" "$bin/conform" >"$logs/conform.out" 2>"$logs/conform.err"
+conform_status=$?
+timeout 120 "${L[@]}" "$bin/probe" >"$logs/probe.out" 2>"$logs/probe.err"
+probe_status=$?
+
+# Launchers may prefix each line (srun --label, flux run --label-io): match anywhere.
+grep -aho '@@conf .*' "$logs/conform.out" "$logs/probe.out" | awk \
+    -v launcher="$launcher" -v cstatus="$conform_status" -v pstatus="$probe_status" \
+    -v logs="$logs" -v ids="$ids" '
+function add_test(id) { if (!(id in tkind)) { torder[++nt] = id; tkind[id] = "" } }
+BEGIN {
+    # The report lists the tests in this order, whichever process printed first.
+    n = split("maxes-before-init before-init init maxes kvsname kvs-exchange put-once " \
+              "validation missing-key universe-size appnum clique barrier-sync names spawn " \
+              "finalize", fixed, " ")
+    for (i = 1; i <= n; i++) add_test(fixed[i])
+}
+{
+    who = $2; kind = $3; id = $4
+    text = $0; sub(/^@@conf [^ ]+ [^ ]+ [^ ]+ ?/, "", text)
+    if (kind == "INFO") {
+        if (id == "size" && who ~ /^[0-9]+$/) size = text + 0
+        else if (id == "done") done[who] = 1
+        else if (id == "probe-done") pdone[who] = 1
+        else if (!(id in info)) info[id] = text
+        else if (id == "kvsname" && info[id] != text) info[id] = info[id] " / " text
+        next
+    }
+    if (kind == "DEV") {
+        if (!(id in dev)) { dorder[++nd] = id; dev[id] = text }
+        next
+    }
+    add_test(id)
+    if (kind == "FAIL") {
+        if (tkind[id] != "FAIL") { tkind[id] = "FAIL"; ttext[id] = text " (process " who ")" }
+    } else if (kind == "PASS") {
+        if (tkind[id] == "" || tkind[id] == "SKIP") { tkind[id] = "PASS"; ttext[id] = text }
+    } else if (kind == "SKIP") {
+        if (tkind[id] == "") { tkind[id] = "SKIP"; ttext[id] = text }
+    }
+}
+END {
+    # The job as a whole: every rank finished, the launcher exited 0.
+    ndone = 0; for (r in done) ndone++
+    add_test("all-ranks")
+    if (size > 0 && ndone == size && cstatus == 0) {
+        tkind["all-ranks"] = "PASS"
+        ttext["all-ranks"] = "every one of the " size " processes ran every test and finalized; the launcher exited 0"
+    } else {
+        tkind["all-ranks"] = "FAIL"
+        ttext["all-ranks"] = ndone " of " size " processes finished, the launcher exited " cstatus " (see " logs "/conform.err)"
+    }
+    npdone = 0; for (r in pdone) npdone++
+    if ((npdone != size || pstatus != 0) && !("probe-incomplete" in dev)) {
+        dorder[++nd] = "probe-incomplete"
+        dev["probe-incomplete"] = "the raw wire probe finished on " npdone " of " size " processes, the launcher exited " pstatus " (see " logs "/probe.err)"
+    }
+
+    lib = "? (no process reported)"; if ("library" in info) lib = info["library"]
+    mode = "?"; if ("mode" in info) mode = info["mode"]
+    kvs = "?"; if ("kvsname" in info) kvs = info["kvsname"]
+    n = "?"; if (size > 0) n = size
+    printf "PMI-1 conformance report (RFC 13)\n"
+    printf "  launcher  %s\n", launcher
+    printf "  library   %s\n", lib
+    printf "  job       %s mode, %s processes, kvsname %s\n", mode, n, kvs
+    if ("maxes" in info) printf "  maxes     %s\n", info["maxes"]
+    if ("server-version" in info) printf "  server    %s\n", info["server-version"]
+    if ("process-mapping" in info) printf "  mapping   %s\n", info["process-mapping"]
+    if ("universe-size" in info) printf "  universe  %s, appnum %s\n", info["universe-size"], info["appnum"]
+    if ("missing-key-reply" in info) printf "  no key    %s\n", info["missing-key-reply"]
+
+    printf "\nRFC 13 BEHAVIOUR (the library under this launcher)\n"
+    passed = failed = skipped = 0
+    for (i = 1; i <= nt; i++) {
+        id = torder[i]; k = tkind[id]
+        if (k == "") { k = "FAIL"; ttext[id] = "not reported by any process" }
+        if (k == "PASS") passed++; else if (k == "FAIL") failed++; else skipped++
+        printf "  %-4s  %-19s %s\n", k, id, ttext[id]
+        if (ids != "") print k, id > ids
+    }
+    printf "\nSERVER DEVIATIONS (findings about the process manager, not failures of the library)\n"
+    if (nd == 0) printf "  none detected\n"
+    if (failed) printf "  (with FAILs above, a deviation seen through the library may be the library'"'"'s doing)\n"
+    for (i = 1; i <= nd; i++) {
+        printf "  DEV   %-19s %s\n", dorder[i], dev[dorder[i]]
+        if (ids != "") print "DEV", dorder[i] > ids
+    }
+    sk = ""; if (skipped) sk = " (" skipped " skipped)"
+    printf "\nconformance: %d passed, %d failed, %d deviations%s\n", passed, failed, nd, sk
+    exit failed ? 1 : 0
+}'
