@@ -1,0 +1,91 @@
+# Drop-in checks (issue 7): the LD_LIBRARY_PATH swap under a Slurm-linked binary, dlopen,
+# C++ through pkg-config, the man page, and the PMI-1 conformance kit.
+#
+#   make check-dropin        all of it (part of `make check`)
+#   make conformance LAUNCHER="srun --mpi=pmi2 -n 4"     the kit under any launcher
+#   make check-conformance   the kit under Hydra (PMI_FD and -pmi-port), deviations as known
+#   make install-man         docs/pmi.3 into $(DESTDIR)$(MANDIR)/man3 (part of `make install`)
+
+MANDIR       ?= $(PREFIX)/share/man
+DROPIN_BIN   := $(BUILD)/dropin
+DROPIN_PREFIX := $(BUILD)/prefix-dropin
+CONF_BIN     := $(BUILD)/conformance
+LAUNCHER     ?= $(MPIEXEC) -launcher fork -n 4
+# The deviations Hydra 4.0.2 is known to have; check-conformance fails if they change.
+CONF_EXPECTED := conformance/expected-hydra-4.0.2.txt
+SLURM_LIBDIR := /usr/lib/x86_64-linux-gnu
+
+.PHONY: check-dropin test-dropin conformance check-conformance install-man uninstall-man
+
+check: check-dropin
+install: install-man
+uninstall: uninstall-man
+
+install-man:
+	install -d $(DESTDIR)$(MANDIR)/man3
+	install -m 0644 docs/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi.3
+
+uninstall-man:
+	rm -f $(DESTDIR)$(MANDIR)/man3/pmi.3
+
+check-dropin: test-dropin check-conformance
+	@echo "check-dropin: all passed"
+
+# --- the drop-in programs ----------------------------------------------------------------
+# Compiled against Slurm's header and linked with Slurm's library (no rpath), as a legacy
+# code is: the swap must happen at run time.
+$(DROPIN_BIN)/swap: dropin-tests/swap.c
+	mkdir -p $(DROPIN_BIN)
+	$(CC) $(CFLAGS_T) -I/usr/include/slurm -o $@ $< -L$(SLURM_LIBDIR) -lpmi -ldl
+
+# Linked with no libpmi at all: it dlopens one.
+$(DROPIN_BIN)/dlopen: dropin-tests/dlopen.c
+	mkdir -p $(DROPIN_BIN)
+	$(CC) $(CFLAGS_T) -o $@ $< -ldl
+
+# C++ against the installed library, through pkg-config only. Installs every time: the
+# layout under test is what `make install` makes now.
+$(DROPIN_BIN)/app-cxx: dropin-tests/app.cpp lib
+	mkdir -p $(DROPIN_BIN)
+	rm -rf $(DROPIN_PREFIX)
+	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(DROPIN_PREFIX) >/dev/null
+	$(CXX) -std=c++17 $(CWARN) -pedantic -o $@ $< \
+	  $$(PKG_CONFIG_PATH=$(CURDIR)/$(DROPIN_PREFIX)/lib/pkgconfig pkg-config --cflags --libs pmi)
+
+test-dropin: deps-hydra lib $(DROPIN_BIN)/swap $(DROPIN_BIN)/dlopen $(DROPIN_BIN)/app-cxx
+	MPIEXEC="$(MPIEXEC)" dropin-tests/run.sh $(DROPIN_BIN) $(LIB) $(DROPIN_PREFIX)
+
+# --- the conformance kit -------------------------------------------------------------------
+$(CONF_BIN)/conform: conformance/conform.c include/pmi.h $(LIB)/libpmi.so.0
+	mkdir -p $(CONF_BIN)
+	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi -ldl
+
+# The raw wire probe does not link any libpmi.
+$(CONF_BIN)/probe: conformance/probe.c
+	mkdir -p $(CONF_BIN)
+	$(CC) $(CFLAGS_T) -o $@ $<
+
+conformance: lib $(CONF_BIN)/conform $(CONF_BIN)/probe
+	conformance/run.sh --launcher "$(LAUNCHER)" --bin $(CONF_BIN) --lib $(LIB)
+
+# Under Hydra in both modes, on two simulated nodes: no FAIL, and exactly the known
+# deviations (a change in Hydra or in the kit is noticed).
+check-conformance: deps-hydra lib $(CONF_BIN)/conform $(CONF_BIN)/probe
+	@set -e; ok=0; \
+	for mode in fd port; do \
+	  launcher="$(MPIEXEC) -launcher fork -hosts a:2,b:2 -n 4"; \
+	  [ $$mode = port ] && launcher="$(MPIEXEC) -launcher fork -pmi-port -hosts a:2,b:2 -n 4"; \
+	  ids=$(CONF_BIN)/ids-$$mode.txt; rm -f $$ids; \
+	  if conformance/run.sh --launcher "$$launcher" --bin $(CONF_BIN) --lib $(LIB) \
+	       --logs $(CONF_BIN)/logs-$$mode --ids $$ids > $(CONF_BIN)/report-$$mode.txt; then \
+	    echo "PASS conformance-$$mode ($$(tail -n 1 $(CONF_BIN)/report-$$mode.txt))"; \
+	  else \
+	    echo "FAIL conformance-$$mode: $$launcher"; cat $(CONF_BIN)/report-$$mode.txt; ok=1; \
+	  fi; \
+	  if sed -n 's/^DEV //p' $$ids | sort | diff -u $(CONF_EXPECTED) - > $(CONF_BIN)/dev-$$mode.diff; then \
+	    echo "PASS conformance-$$mode-deviations (as in $(CONF_EXPECTED))"; \
+	  else \
+	    echo "FAIL conformance-$$mode-deviations (differ from $(CONF_EXPECTED)):"; \
+	    cat $(CONF_BIN)/dev-$$mode.diff; ok=1; \
+	  fi; \
+	done; exit $$ok
