@@ -99,7 +99,8 @@ check-header:
 	mkdir -p $(BUILD)
 	cbindgen --quiet --config cbindgen.toml --crate pmi --output $(BUILD)/pmi.h
 	diff -u include/pmi.h $(BUILD)/pmi.h
-	@echo "check-header: include/pmi.h is up to date"
+	! grep -E '^#define ' include/pmi.h | grep -vE '^#define (PMI_|PMI_H$$)'
+	@echo "check-header: include/pmi.h is up to date and defines only PMI_* macros"
 
 # Programs written against the reference header compile against ours, and our exports
 # have the reference prototypes; the header also compiles as C++ with C linkage.

@@ -119,22 +119,6 @@ int PMI_Args_to_keyval(int *argcp, char *((*argvp)[]), struct PMI_keyval_t **key
 #define PMI_TRUE 1
 
 /**
- * The longest line, newline included, that is sent or accepted. Hydra 4.0.2 kills the
- * job on a request line over 64 KiB; a reply longer than this is a protocol error.
- */
-#define MAX_LINE (64 * 1024)
-
-/**
- * The largest key, value and kvsname lengths (with the NUL) the library will honour,
- * whatever `get_maxes` announces: together they keep every request under [`MAX_LINE`].
- */
-#define CLAMP_NAME_MAX 4096
-
-#define CLAMP_KEY_MAX 4096
-
-#define CLAMP_VAL_MAX (32 * 1024)
-
-/**
  * A boolean as PMI passes it: `PMI_TRUE` or `PMI_FALSE`.
  */
 typedef int PMI_BOOL;
