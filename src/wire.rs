@@ -29,22 +29,84 @@ pub fn encode(buf: &mut Vec<u8>, cmd: &str, fields: &[(&str, &[u8])]) {
     buf.push(b'\n');
 }
 
-/// One reply line (without its newline), with lenient field lookup: fields in any
-/// order, runs of spaces, extra keys. `value=` runs to the end of the line, less a
-/// trailing ` found=TRUE` / ` found=FALSE` (Hydra 4.1.1-4.2.0, mpich#7050).
+/// One reply line (without its newline), parsed once, leniently: fields in any order,
+/// runs of spaces and tabs, extra keys, bare words skipped, the first occurrence of a
+/// key wins. `value=` runs to the end of the line, less a trailing ` found=TRUE` /
+/// ` found=FALSE` (Hydra 4.1.1-4.2.0, mpich#7050). Up to [`OTHER_FIELDS`] keys besides
+/// `cmd`, `rc` and `value` are kept; more are ignored. No allocation.
 #[derive(Debug, Clone, Copy)]
 pub struct Reply<'a> {
     line: &'a [u8],
+    cmd: Option<&'a [u8]>,
+    rc: Option<&'a [u8]>,
+    value: Option<&'a [u8]>,
+    others: [(&'a [u8], &'a [u8]); OTHER_FIELDS],
+    n_others: usize,
 }
+
+/// How many fields besides `cmd`, `rc` and `value` a reply keeps (Hydra sends at most 4).
+pub const OTHER_FIELDS: usize = 12;
 
 /// The key whose value runs to the end of the line.
 const VALUE_KEY: &[u8] = b"value";
 
+fn is_separator(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
 impl<'a> Reply<'a> {
-    /// Wrap one line; a trailing `\r` is ignored.
+    /// Parse one line in a single pass; a trailing `\r` is ignored.
     pub fn new(line: &'a [u8]) -> Reply<'a> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        Reply { line }
+        let mut reply = Reply {
+            line,
+            cmd: None,
+            rc: None,
+            value: None,
+            others: [(&[], &[]); OTHER_FIELDS],
+            n_others: 0,
+        };
+        let mut i = 0;
+        while i < line.len() {
+            if is_separator(line[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut eq = None;
+            while i < line.len() && !is_separator(line[i]) {
+                if eq.is_none() && line[i] == b'=' {
+                    eq = Some(i);
+                }
+                i += 1;
+            }
+            let Some(eq) = eq else {
+                continue; // a bare word carries no field
+            };
+            let key = &line[start..eq];
+            if key == VALUE_KEY {
+                reply.value = Some(strip_found(&line[eq + 1..]));
+                break;
+            }
+            reply.keep(key, &line[eq + 1..i]);
+        }
+        reply
+    }
+
+    fn keep(&mut self, key: &'a [u8], value: &'a [u8]) {
+        let slot = match key {
+            b"cmd" => &mut self.cmd,
+            b"rc" => &mut self.rc,
+            _ => {
+                let known = self.others[..self.n_others].iter().any(|(k, _)| *k == key);
+                if !known && self.n_others < OTHER_FIELDS {
+                    self.others[self.n_others] = (key, value);
+                    self.n_others += 1;
+                }
+                return;
+            }
+        };
+        slot.get_or_insert(value);
     }
 
     /// The whole line, for traces and messages.
@@ -52,30 +114,33 @@ impl<'a> Reply<'a> {
         self.line
     }
 
-    /// Every `key=value` token before `value=`, then `value` itself, in line order.
-    fn fields(&self) -> Fields<'a> {
-        Fields { rest: self.line }
-    }
-
     /// The first field named `key`, if any.
     pub fn field(&self, key: &[u8]) -> Option<&'a [u8]> {
-        self.fields().find(|(k, _)| *k == key).map(|(_, v)| v)
+        match key {
+            b"cmd" => self.cmd,
+            b"rc" => self.rc,
+            VALUE_KEY => self.value,
+            _ => self.others[..self.n_others]
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| *v),
+        }
     }
 
     /// The `cmd=` field.
     pub fn cmd(&self) -> Option<&'a [u8]> {
-        self.field(b"cmd")
+        self.cmd
     }
 
     /// The `value=` field: the rest of the line after `value=`.
     pub fn value(&self) -> Option<&'a [u8]> {
-        self.field(VALUE_KEY)
+        self.value
     }
 
     /// The `rc=` field as an integer; absent means success (RFC 13), so `Some(0)`.
     /// `None` when it is present but not an integer.
     pub fn rc(&self) -> Option<i64> {
-        match self.field(b"rc") {
+        match self.rc {
             None => Some(0),
             Some(text) => parse_int(text),
         }
@@ -84,38 +149,6 @@ impl<'a> Reply<'a> {
     /// An integer field; `None` when absent or not an integer.
     pub fn int(&self, key: &[u8]) -> Option<i64> {
         self.field(key).and_then(parse_int)
-    }
-}
-
-/// Iterator over the fields of a reply line.
-struct Fields<'a> {
-    rest: &'a [u8],
-}
-
-impl<'a> Iterator for Fields<'a> {
-    type Item = (&'a [u8], &'a [u8]);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            let start = self.rest.iter().position(|&b| b != b' ' && b != b'\t')?;
-            let rest = &self.rest[start..];
-            let end = rest
-                .iter()
-                .position(|&b| b == b' ' || b == b'\t')
-                .unwrap_or(rest.len());
-            let token = &rest[..end];
-            self.rest = &rest[end..];
-            let Some(eq) = token.iter().position(|&b| b == b'=') else {
-                continue; // a bare word carries no field: skip it
-            };
-            let key = &token[..eq];
-            if key == VALUE_KEY {
-                let value = &rest[eq + 1..];
-                self.rest = &[];
-                return Some((key, strip_found(value)));
-            }
-            return Some((key, &token[eq + 1..]));
-        }
     }
 }
 
@@ -393,6 +426,24 @@ mod tests {
         assert_eq!(Reply::new(b"cmd=barrier_out").rc(), Some(0));
         assert_eq!(Reply::new(b"cmd=get_result rc=-1").rc(), Some(-1));
         assert_eq!(Reply::new(b"cmd=get_result rc=x").rc(), None);
+    }
+
+    #[test]
+    fn first_occurrence_wins_and_extra_fields_are_bounded() {
+        let r = Reply::new(b"cmd=a cmd=b rc=0 rc=1 k=1 k=2");
+        assert_eq!(
+            (r.cmd(), r.rc(), r.int(b"k")),
+            (Some(&b"a"[..]), Some(0), Some(1))
+        );
+        let mut line = b"cmd=get_result".to_vec();
+        for i in 0..40 {
+            line.extend_from_slice(format!(" extra{i}=x").as_bytes());
+        }
+        line.extend_from_slice(b" rc=0 value=kept");
+        let r = Reply::new(&line);
+        assert_eq!((r.rc(), r.value()), (Some(0), Some(&b"kept"[..])));
+        assert_eq!(r.field(b"extra0"), Some(&b"x"[..]));
+        assert_eq!(r.field(b"extra39"), None, "beyond OTHER_FIELDS");
     }
 
     #[test]
