@@ -12,13 +12,17 @@ use crate::error::{PmiError, PmiResult};
 use crate::trace;
 use crate::wire::{Reply, MAX_LINE};
 
+/// The read buffer's first size: every reply Hydra sends fits many times over.
+const INITIAL_BUFFER: usize = 4096;
+
 /// A lock-step line connection. After any I/O or framing failure it is *broken*: every
 /// later call fails at once with `PMI_FAIL` without touching the fd (only
 /// [`Conn::send_abort`] still tries to reach the server).
 pub struct Conn {
     fd: OwnedFd,
-    /// Received bytes not consumed yet are `buf[start..end]`; a line never exceeds `buf`.
-    buf: Box<[u8]>,
+    /// Received bytes not consumed yet are `buf[start..end]`. It starts small and grows
+    /// (by doubling) only when a line needs it, up to `MAX_LINE`.
+    buf: Vec<u8>,
     start: usize,
     end: usize,
     broken: bool,
@@ -53,7 +57,7 @@ impl Conn {
     pub fn new(fd: OwnedFd) -> Conn {
         Conn {
             fd,
-            buf: vec![0u8; MAX_LINE].into_boxed_slice(),
+            buf: vec![0u8; INITIAL_BUFFER],
             start: 0,
             end: 0,
             broken: false,
@@ -72,14 +76,16 @@ impl Conn {
     pub fn call(&mut self, request: &[u8], expected: &[u8]) -> PmiResult<Reply<'_>> {
         self.send(request)?;
         let range = self.recv_line()?;
-        if Reply::new(&self.buf[range.clone()]).cmd() != Some(expected) {
-            let got = self.buf[range].escape_ascii().to_string();
-            let want = expected.escape_ascii().to_string();
-            return Err(self.fail(format_args!(
-                "protocol error: expected cmd={want}, got \"{got}\""
+        let reply = Reply::new(&self.buf[range]);
+        if reply.cmd() != Some(expected) {
+            self.broken = true;
+            return Err(trace::fatal(format_args!(
+                "protocol error: expected cmd={}, got \"{}\"",
+                expected.escape_ascii(),
+                reply.line().escape_ascii()
             )));
         }
-        Ok(Reply::new(&self.buf[range]))
+        Ok(reply)
     }
 
     /// Read the next line, whatever it is (for the `PMI_PORT` handshake).
@@ -154,14 +160,17 @@ impl Conn {
                 return Ok(line);
             }
             if self.end == self.buf.len() {
-                if self.start == 0 {
+                if self.start > 0 {
+                    self.buf.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                } else if self.buf.len() < MAX_LINE {
+                    self.buf.resize((self.buf.len() * 2).min(MAX_LINE), 0);
+                } else {
                     return Err(self.fail(format_args!(
                         "protocol error: reply line longer than {MAX_LINE} bytes"
                     )));
                 }
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
             }
             let free = &mut self.buf[self.end..];
             // SAFETY: `free` is a live, writable slice of `free.len()` bytes inside `buf`;
