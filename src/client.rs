@@ -3,10 +3,9 @@
 //! change (maxes, kvsname, universe size, appnum, successful gets) are cached.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
-
 use crate::conn::Conn;
 use crate::error::{PmiError, PmiResult};
+use crate::hash::KeyMap;
 use crate::mapping::{Mapping, MappingError};
 use crate::trace;
 use crate::wire::{self, Reply, SpawnCommand, CLAMP_KEY_MAX, CLAMP_NAME_MAX, CLAMP_VAL_MAX};
@@ -47,9 +46,9 @@ pub struct Client {
     universe_size: Option<i32>,
     appnum: Option<i32>,
     /// Successful gets: RFC 13 keys are put once, so a value never changes.
-    gets: HashMap<Vec<u8>, Vec<u8>>,
+    gets: KeyMap<Vec<u8>>,
     /// This process's puts, to refuse a second put of a key with another value.
-    puts: HashMap<Vec<u8>, Vec<u8>>,
+    puts: KeyMap<Vec<u8>>,
     /// The ranks on this node, computed once from `PMI_process_mapping`.
     clique: Option<Vec<i32>>,
 }
@@ -90,8 +89,8 @@ impl Client {
             kvsname: None,
             universe_size: None,
             appnum: None,
-            gets: HashMap::new(),
-            puts: HashMap::new(),
+            gets: KeyMap::default(),
+            puts: KeyMap::default(),
             clique: None,
         }
     }

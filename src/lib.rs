@@ -18,6 +18,7 @@ pub mod conn;
 pub mod env;
 pub mod error;
 pub mod ffi;
+pub mod hash;
 pub mod mapping;
 pub mod options;
 pub mod state;
