@@ -1,0 +1,218 @@
+/* A canned PMI-1 server for the client benchmarks: it answers every request at once
+ * with Hydra 4.0.2's verbatim reply, so a round trip costs only the two processes and
+ * the socket, never a process manager.
+ *
+ *   canned_server [-s CPU] [-c CPU] -- PROGRAM ARGS...
+ *
+ * Makes two socketpairs, forks, and in the child sets PMI_FD (the library's
+ * connection), BENCH_RAW_FD (the raw client's connection), PMI_RANK/PMI_SIZE (0 and 1
+ * unless already set), pins itself to CPU -c and execs PROGRAM (which may be strace or
+ * valgrind wrapping the client, so the server itself is never traced). The parent pins
+ * itself to CPU -s and serves both connections until both close; it exits with the
+ * child's status.
+ *
+ * Environment: BENCH_VALUE is the value every get answers (default: a 64-byte business
+ * card); BENCH_MAPPING the value of PMI_process_mapping (default (vector,(0,1,1))).
+ * Keys starting with "missing" are answered as Hydra answers a missing key.
+ * `cmd=bench_count` (on either connection) answers `cmd=bench_count lib=L raw=R`: the
+ * request lines received so far on each connection, this one excluded. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BUFSZ 65536
+
+struct peer {
+    int fd;
+    char buf[BUFSZ];
+    size_t len;
+    long lines;
+    int open;
+};
+
+static struct peer peers[2]; /* 0: the library (PMI_FD), 1: the raw client */
+static const char *value, *mapping;
+static char out[BUFSZ + 256];
+
+static void pin(int cpu)
+{
+    if (cpu < 0)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        perror("canned_server: sched_setaffinity (continuing unpinned)");
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return; /* the client is gone; its read will tell it */
+        }
+        p += w, n -= (size_t)w;
+    }
+}
+
+static int starts(const char *line, const char *prefix)
+{
+    return strncmp(line, prefix, strlen(prefix)) == 0;
+}
+
+/* One request line (NUL-terminated, newline removed) → one reply in `out`. */
+static size_t answer(struct peer *p, const char *line)
+{
+    if (starts(line, "cmd=get ")) {
+        const char *key = strstr(line, " key=");
+        key = key ? key + 5 : "";
+        size_t klen = strcspn(key, " ");
+        if (klen == 19 && starts(key, "PMI_process_mapping"))
+            return (size_t)sprintf(out, "cmd=get_result rc=0 msg=success value=%s\n", mapping);
+        if (starts(key, "missing"))
+            return (size_t)sprintf(out,
+                                   "cmd=get_result rc=-1 msg=key_%.*s_not_found value=unknown\n",
+                                   (int)klen, key);
+        return (size_t)sprintf(out, "cmd=get_result rc=0 msg=success value=%s\n", value);
+    }
+    if (starts(line, "cmd=put "))
+        return (size_t)sprintf(out, "cmd=put_result rc=0 msg=success\n");
+    if (strcmp(line, "cmd=barrier_in") == 0)
+        return (size_t)sprintf(out, "cmd=barrier_out\n");
+    if (starts(line, "cmd=init "))
+        return (size_t)sprintf(out, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
+    if (strcmp(line, "cmd=get_maxes") == 0)
+        return (size_t)sprintf(out, "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024\n");
+    if (strcmp(line, "cmd=get_my_kvsname") == 0)
+        return (size_t)sprintf(out, "cmd=my_kvsname kvsname=kvs_bench_0\n");
+    if (strcmp(line, "cmd=get_universe_size") == 0)
+        return (size_t)sprintf(out, "cmd=universe_size size=-1\n");
+    if (strcmp(line, "cmd=get_appnum") == 0)
+        return (size_t)sprintf(out, "cmd=appnum appnum=0\n");
+    if (strcmp(line, "cmd=finalize") == 0)
+        return (size_t)sprintf(out, "cmd=finalize_ack\n");
+    if (strcmp(line, "cmd=bench_count") == 0) {
+        p->lines--; /* not counted */
+        return (size_t)sprintf(out, "cmd=bench_count lib=%ld raw=%ld\n", peers[0].lines,
+                               peers[1].lines);
+    }
+    fprintf(stderr, "canned_server: no canned answer for \"%.200s\"\n", line);
+    return (size_t)sprintf(out, "cmd=unknown rc=1 msg=no_canned_answer\n");
+}
+
+/* Read what is there and answer every whole line. */
+static void serve(struct peer *p)
+{
+    ssize_t n = read(p->fd, p->buf + p->len, BUFSZ - 1 - p->len);
+    if (n < 0 && errno == EINTR)
+        return;
+    if (n <= 0) {
+        close(p->fd);
+        p->open = 0;
+        return;
+    }
+    p->len += (size_t)n;
+    char *start = p->buf, *nl;
+    while ((nl = memchr(start, '\n', p->len - (size_t)(start - p->buf))) != NULL) {
+        *nl = 0;
+        p->lines++;
+        size_t m = answer(p, start);
+        write_all(p->fd, out, m);
+        start = nl + 1;
+    }
+    p->len -= (size_t)(start - p->buf);
+    memmove(p->buf, start, p->len);
+    if (p->len == BUFSZ - 1) {
+        fprintf(stderr, "canned_server: request line too long\n");
+        p->len = 0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int server_cpu = -1, client_cpu = -1, opt;
+    while ((opt = getopt(argc, argv, "+s:c:")) != -1) {
+        if (opt == 's')
+            server_cpu = atoi(optarg);
+        else if (opt == 'c')
+            client_cpu = atoi(optarg);
+        else
+            return 2;
+    }
+    if (optind < argc && strcmp(argv[optind], "--") == 0)
+        optind++;
+    if (optind >= argc) {
+        fprintf(stderr, "usage: canned_server [-s CPU] [-c CPU] -- PROGRAM ARGS...\n");
+        return 2;
+    }
+    value = getenv("BENCH_VALUE");
+    if (!value)
+        value = "tcp://10.0.0.1:40001;shm:/dev/shm/mpich-bench-0;pid-slot=00000007";
+    mapping = getenv("BENCH_MAPPING");
+    if (!mapping)
+        mapping = "(vector,(0,1,1))";
+
+    int lib[2], raw[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, lib) || socketpair(AF_UNIX, SOCK_STREAM, 0, raw)) {
+        perror("canned_server: socketpair");
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    pid_t child = fork();
+    if (child < 0) {
+        perror("canned_server: fork");
+        return 1;
+    }
+    if (child == 0) {
+        char num[32];
+        close(lib[0]), close(raw[0]);
+        signal(SIGPIPE, SIG_DFL);
+        snprintf(num, sizeof num, "%d", lib[1]);
+        setenv("PMI_FD", num, 1);
+        snprintf(num, sizeof num, "%d", raw[1]);
+        setenv("BENCH_RAW_FD", num, 1);
+        setenv("PMI_RANK", "0", 0);
+        setenv("PMI_SIZE", "1", 0);
+        pin(client_cpu);
+        execvp(argv[optind], argv + optind);
+        perror("canned_server: exec");
+        _exit(127);
+    }
+    close(lib[1]), close(raw[1]);
+    pin(server_cpu);
+    peers[0].fd = lib[0], peers[1].fd = raw[0];
+    peers[0].open = peers[1].open = 1;
+    while (peers[0].open || peers[1].open) {
+        struct pollfd pfd[2];
+        for (int i = 0; i < 2; i++) {
+            pfd[i].fd = peers[i].open ? peers[i].fd : -1;
+            pfd[i].events = POLLIN;
+            pfd[i].revents = 0;
+        }
+        if (poll(pfd, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            perror("canned_server: poll");
+            break;
+        }
+        for (int i = 0; i < 2; i++)
+            if (pfd[i].revents)
+                serve(&peers[i]);
+    }
+    int status;
+    while (waitpid(child, &status, 0) < 0)
+        if (errno != EINTR)
+            return 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

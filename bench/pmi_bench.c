@@ -1,0 +1,351 @@
+/* The client side of the canned-server benchmarks (run it under bench/canned_server,
+ * which provides PMI_FD for the library and BENCH_RAW_FD for the raw client).
+ *
+ *   pmi_bench overhead ROUNDS N   per round and per operation: N raw round trips and N
+ *                                 library calls, in alternating order; medians
+ *   pmi_bench count OP N          PMI_Init, a warm-up, then N operations of one kind
+ *                                 (for strace and valgrind at two values of N)
+ *   pmi_bench init                PMI_Init's time and the lines it sent
+ *   pmi_bench clique              the first PMI_Get_clique_size + PMI_Get_clique_ranks
+ *
+ * The raw client is the least a lock-step client can do: one preformatted write, then
+ * read until the newline. The library gets the same keys and values, preformatted too,
+ * and sends the same bytes. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pmi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KVS "kvs_bench_0"
+#define CARD "tcp://10.0.0.1:40001;shm:/dev/shm/mpich-bench-0;pid-slot=00000007"
+#define VALMAX 1024
+
+enum op { GET, PUT, BARRIER, CACHED, NOPS };
+static const char *op_name[NOPS] = {"get", "put", "barrier", "getcached"};
+
+static int rawfd = -1;
+static char kvsname[256];
+static char value[VALMAX];
+
+static void die(const char *what)
+{
+    fprintf(stderr, "pmi_bench: %s\n", what);
+    exit(1);
+}
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* One raw round trip: one write of the preformatted line, read until the newline. */
+static char rbuf[65536];
+static size_t raw_rt(const char *line, size_t len)
+{
+    if (write(rawfd, line, len) != (ssize_t)len)
+        die("raw write failed");
+    size_t got = 0;
+    for (;;) {
+        ssize_t n = read(rawfd, rbuf + got, sizeof rbuf - 1 - got);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            die("raw read failed");
+        }
+        if (memchr(rbuf + got, '\n', (size_t)n)) {
+            rbuf[got + (size_t)n] = 0;
+            return got + (size_t)n;
+        }
+        got += (size_t)n;
+    }
+}
+
+static void lib_init(void)
+{
+    int spawned;
+    if (PMI_Init(&spawned) != PMI_SUCCESS)
+        die("PMI_Init failed");
+    if (PMI_KVS_Get_my_name(kvsname, sizeof kvsname) != PMI_SUCCESS)
+        die("PMI_KVS_Get_my_name failed");
+    if (strcmp(kvsname, KVS) != 0)
+        die("unexpected kvsname");
+    const char *fd = getenv("BENCH_RAW_FD");
+    if (!fd)
+        die("BENCH_RAW_FD not set: run under canned_server");
+    rawfd = atoi(fd);
+}
+
+/* Keys and raw request lines for one batch, formatted before the clock starts. */
+struct batch {
+    int n;
+    char (*key)[32];
+    char (*line)[160];
+    size_t *len;
+};
+
+static void prepare(struct batch *b, enum op op, const char *tag, int n)
+{
+    for (int i = 0; i < n; i++) {
+        switch (op) {
+        case GET:
+            snprintf(b->key[i], 32, "g%s_%d", tag, i);
+            break;
+        case PUT:
+            snprintf(b->key[i], 32, "p%s_%d", tag, i);
+            break;
+        default:
+            snprintf(b->key[i], 32, "cached");
+            break;
+        }
+        int m;
+        if (op == PUT)
+            m = snprintf(b->line[i], 160, "cmd=put kvsname=" KVS " key=%s value=" CARD "\n",
+                         b->key[i]);
+        else if (op == BARRIER)
+            m = snprintf(b->line[i], 160, "cmd=barrier_in\n");
+        else
+            m = snprintf(b->line[i], 160, "cmd=get kvsname=" KVS " key=%s\n", b->key[i]);
+        b->len[i] = (size_t)m;
+    }
+    b->n = n;
+}
+
+static void lib_op(enum op op, const char *key)
+{
+    int rc;
+    switch (op) {
+    case GET:
+    case CACHED:
+        rc = PMI_KVS_Get(kvsname, key, value, VALMAX);
+        break;
+    case PUT:
+        rc = PMI_KVS_Put(kvsname, key, CARD);
+        break;
+    default:
+        rc = PMI_Barrier();
+        break;
+    }
+    if (rc != PMI_SUCCESS) {
+        fprintf(stderr, "pmi_bench: %s of %s: rc %d\n", op_name[op], key, rc);
+        exit(1);
+    }
+}
+
+/* ns per operation for one batch. */
+static double run_lib(enum op op, const struct batch *b)
+{
+    long long t0 = now_ns();
+    for (int i = 0; i < b->n; i++)
+        lib_op(op, b->key[i]);
+    return (double)(now_ns() - t0) / b->n;
+}
+
+static double run_raw(const struct batch *b)
+{
+    long long t0 = now_ns();
+    for (int i = 0; i < b->n; i++)
+        raw_rt(b->line[i], b->len[i]);
+    return (double)(now_ns() - t0) / b->n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void alloc_batch(struct batch *b, int n)
+{
+    b->key = malloc(sizeof *b->key * (size_t)n);
+    b->line = malloc(sizeof *b->line * (size_t)n);
+    b->len = malloc(sizeof *b->len * (size_t)n);
+    if (!b->key || !b->line || !b->len)
+        die("out of memory");
+}
+
+static int overhead(int rounds, int n)
+{
+    struct batch b;
+    alloc_batch(&b, n);
+    double *raw[NOPS], *lib[NOPS], *ratio[NOPS];
+    for (int op = 0; op < NOPS; op++) {
+        raw[op] = malloc(sizeof(double) * (size_t)rounds);
+        lib[op] = malloc(sizeof(double) * (size_t)rounds);
+        ratio[op] = malloc(sizeof(double) * (size_t)rounds);
+    }
+    /* Warm-up: fault in both paths, fetch the cached key once. */
+    for (int op = 0; op < NOPS; op++) {
+        prepare(&b, (enum op)op, "warm", n < 200 ? n : 200);
+        run_raw(&b);
+        run_lib((enum op)op, &b);
+    }
+    for (int r = 0; r < rounds; r++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "%d", r);
+        for (int op = 0; op < NOPS; op++) {
+            prepare(&b, (enum op)op, tag, n);
+            if ((r + op) % 2) {
+                raw[op][r] = run_raw(&b);
+                lib[op][r] = run_lib((enum op)op, &b);
+            } else {
+                lib[op][r] = run_lib((enum op)op, &b);
+                raw[op][r] = run_raw(&b);
+            }
+            /* getcached: how many times faster than a round trip; else library/raw. */
+            ratio[op][r] = op == CACHED ? raw[op][r] / lib[op][r] : lib[op][r] / raw[op][r];
+        }
+    }
+    for (int op = 0; op < NOPS; op++) {
+        double rmin, rmax;
+        qsort(ratio[op], (size_t)rounds, sizeof(double), cmp_double);
+        rmin = ratio[op][rounds / 4];
+        rmax = ratio[op][(3 * rounds) / 4];
+        printf("op=%s raw_ns=%.0f lib_ns=%.1f ratio=%.4f ratio_q1=%.4f ratio_q3=%.4f\n",
+               op_name[op], median(raw[op], rounds), median(lib[op], rounds),
+               median(ratio[op], rounds), rmin, rmax);
+    }
+    PMI_Finalize();
+    return 0;
+}
+
+/* N operations of one kind after a warm-up of the same kind: for strace -c and for
+ * valgrind's heap summary, run at two values of N; the difference is per operation. */
+static int count(const char *what, int n)
+{
+    char key[32];
+    int is_raw = strncmp(what, "raw", 3) == 0;
+    const char *kind = is_raw ? what + 3 : what;
+    enum op op;
+    int missing = 0;
+    if (strcmp(kind, "get") == 0)
+        op = GET;
+    else if (strcmp(kind, "getmissing") == 0)
+        op = GET, missing = 1;
+    else if (strcmp(kind, "put") == 0)
+        op = PUT;
+    else if (strcmp(kind, "barrier") == 0)
+        op = BARRIER;
+    else if (strcmp(kind, "getcached") == 0)
+        op = CACHED;
+    else
+        die("count: OP is get, getmissing, put, barrier, getcached, with or without raw");
+    const char *prefix = missing ? "missing" : op == PUT ? "p" : "g";
+    char line[160];
+    for (int phase = 0; phase < 2; phase++) {
+        int reps = phase == 0 ? 100 : n;
+        for (int i = 0; i < reps; i++) {
+            if (op == CACHED)
+                snprintf(key, sizeof key, "cached");
+            else
+                snprintf(key, sizeof key, "%s%s%d", prefix, phase ? "" : "w", i);
+            if (is_raw) {
+                int m = op == PUT ? snprintf(line, sizeof line,
+                                             "cmd=put kvsname=" KVS " key=%s value=" CARD "\n", key)
+                      : op == BARRIER ? snprintf(line, sizeof line, "cmd=barrier_in\n")
+                                      : snprintf(line, sizeof line,
+                                                 "cmd=get kvsname=" KVS " key=%s\n", key);
+                raw_rt(line, (size_t)m);
+            } else if (missing) {
+                if (PMI_KVS_Get(kvsname, key, value, VALMAX) != PMI_ERR_INVALID_KEY)
+                    die("a get of a missing key did not return PMI_ERR_INVALID_KEY");
+            } else {
+                lib_op(op, key);
+            }
+        }
+    }
+    PMI_Finalize();
+    return 0;
+}
+
+static long bench_count(void)
+{
+    static const char q[] = "cmd=bench_count\n";
+    raw_rt(q, sizeof q - 1);
+    const char *lib = strstr(rbuf, " lib=");
+    return lib ? atol(lib + 5) : -1;
+}
+
+static int init_bench(void)
+{
+    int spawned;
+    long long t0 = now_ns();
+    int rc = PMI_Init(&spawned);
+    long long t1 = now_ns();
+    if (rc != PMI_SUCCESS)
+        die("PMI_Init failed");
+    rawfd = atoi(getenv("BENCH_RAW_FD"));
+    long lines = bench_count();
+    /* The same two round trips, raw, for reference. */
+    static const char init[] = "cmd=init pmi_version=1 pmi_subversion=1\n";
+    static const char maxes[] = "cmd=get_maxes\n";
+    long long t2 = now_ns();
+    raw_rt(init, sizeof init - 1);
+    raw_rt(maxes, sizeof maxes - 1);
+    long long t3 = now_ns();
+    printf("init_ns=%lld init_lines=%ld raw2_ns=%lld\n", t1 - t0, lines, t3 - t2);
+    PMI_Finalize();
+    return 0;
+}
+
+static int clique_bench(void)
+{
+    int size, rank, nclique;
+    lib_init();
+    PMI_Get_size(&size);
+    PMI_Get_rank(&rank);
+    int *ranks = malloc(sizeof(int) * (size_t)size);
+    if (!ranks)
+        die("out of memory");
+    long long t0 = now_ns();
+    if (PMI_Get_clique_size(&nclique) != PMI_SUCCESS)
+        die("PMI_Get_clique_size failed");
+    if (PMI_Get_clique_ranks(ranks, nclique) != PMI_SUCCESS)
+        die("PMI_Get_clique_ranks failed");
+    long long t1 = now_ns();
+    /* Once cached: the second call. */
+    if (PMI_Get_clique_size(&nclique) != PMI_SUCCESS ||
+        PMI_Get_clique_ranks(ranks, nclique) != PMI_SUCCESS)
+        die("second clique call failed");
+    long long t2 = now_ns();
+    static const char q[] = "cmd=get kvsname=" KVS " key=PMI_process_mapping\n";
+    long long t3 = now_ns();
+    raw_rt(q, sizeof q - 1);
+    long long t4 = now_ns();
+    printf("clique_ns=%lld again_ns=%lld rawget_ns=%lld rank=%d size=%d clique=%d first=%d "
+           "last=%d\n",
+           t1 - t0, t2 - t1, t4 - t3, rank, size, nclique, ranks[0], ranks[nclique - 1]);
+    PMI_Finalize();
+    free(ranks);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc >= 4 && strcmp(argv[1], "overhead") == 0) {
+        lib_init();
+        return overhead(atoi(argv[2]), atoi(argv[3]));
+    }
+    if (argc >= 4 && strcmp(argv[1], "count") == 0) {
+        lib_init();
+        return count(argv[2], atoi(argv[3]));
+    }
+    if (argc >= 2 && strcmp(argv[1], "init") == 0)
+        return init_bench();
+    if (argc >= 2 && strcmp(argv[1], "clique") == 0)
+        return clique_bench();
+    fprintf(stderr, "usage: pmi_bench overhead ROUNDS N | count OP N | init | clique\n");
+    return 2;
+}

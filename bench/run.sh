@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# `make bench`: run every benchmark, print one table and write it, with the machine and
+# the method, to BENCHMARKS.md. Called by mk/bench.mk after the binaries are built.
+#
+# Environment (all optional): BENCH_BIN (the C programs), BENCH_LIB (libpmi.so.0),
+# BENCH_MAPPING_BIN (the Rust mapping bench), MPIEXEC, BENCH_OUT (the results file),
+# BENCH_ROUNDS and BENCH_N (client overhead: rounds, operations per batch),
+# BENCH_REPS (repetitions of each Hydra job), BENCH_RUNS (runs of the init and clique
+# programs), BENCH_SIZES (Hydra job sizes).
+set -u
+cd "$(dirname "$0")/.."
+
+BIN=${BENCH_BIN:-build/bench}
+LIBDIR=${BENCH_LIB:-build/lib}
+MAPBIN=${BENCH_MAPPING_BIN:-build/bench-target/release/mapping_bench}
+MPIEXEC=${MPIEXEC:-mpiexec.hydra}
+OUT=${BENCH_OUT:-BENCHMARKS.md}
+ROUNDS=${BENCH_ROUNDS:-41}
+N=${BENCH_N:-2000}
+REPS=${BENCH_REPS:-11}
+RUNS=${BENCH_RUNS:-15}
+SIZES=${BENCH_SIZES:-8 32 64}
+# Two run lengths for strace and valgrind; the difference is divided by N2 - N1.
+N1=200
+N2=1200
+
+LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+LOG=$BIN/logs
+rm -rf "$LOG"
+mkdir -p "$LOG"
+export LD_LIBRARY_PATH=$PWD/$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+unset PMI_DEBUG PMI_PORT PMI_ID PMI_SPAWNED PMI_FD PMI_RANK PMI_SIZE
+
+say() { echo "bench: $*" >&2; }
+
+# Pin the client to CPU 0 and the canned server to CPU 1 when there are two CPUs.
+NCPU=$(nproc)
+if [ "$NCPU" -ge 2 ]; then PIN=(-s 1 -c 0); PINNOTE="client pinned to CPU 0, canned server to CPU 1"
+else PIN=(); PINNOTE="one CPU: client and server unpinned"; fi
+canned() { "$BIN/canned_server" "${PIN[@]}" -- "$@"; }
+
+# A tool that is missing is installed with apt-get when we are root, else skipped.
+have_tool() {
+    command -v "$1" >/dev/null && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        say "installing $1 with apt-get"
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -qq --no-install-recommends "$1"; } >/dev/null 2>&1
+    fi
+    command -v "$1" >/dev/null
+}
+
+# Small numeric helpers (awk does the arithmetic).
+med() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+calc() { awk "BEGIN {print $1}"; }
+fmt() { awk -v x="$1" -v f="$2" 'BEGIN {if (x=="" || x=="nan") print "n/a"; else printf f, x}'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a!="" && a!="nan" && a+0 <= b+0)}'; }
+ok() { if "$@"; then echo "**met**"; else echo "**missed**"; fi; }
+field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" | head -n 1; }
+
+ROWS=()
+row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
+NOTES=()
+
+#--------------------------------------------------------------------------------------
+# 1. Client overhead against the canned server.
+say "1/5 client overhead: $ROUNDS rounds x $N operations, raw and library interleaved"
+canned "$BIN/pmi_bench" overhead "$ROUNDS" "$N" >"$LOG/overhead.txt" 2>"$LOG/overhead.err" ||
+    say "overhead run failed (see $LOG/overhead.err)"
+ov() { grep "^op=$1 " "$LOG/overhead.txt" | field "$2"; }
+for op in get put barrier; do
+    raw=$(ov "$op" raw_ns) lib=$(ov "$op" lib_ns) r=$(ov "$op" ratio)
+    q1=$(ov "$op" ratio_q1) q3=$(ov "$op" ratio_q3)
+    case $op in
+        get) what='`PMI_KVS_Get`, distinct keys';;
+        put) what='`PMI_KVS_Put`, distinct keys';;
+        barrier) what='`PMI_Barrier`';;
+    esac
+    row "$what: time per call (canned server)" "$(fmt "$raw" %.0f) ns" "$(fmt "$lib" %.0f) ns" \
+        "$(fmt "$r" %.3f)× (IQR $(fmt "$q1" %.3f)–$(fmt "$q3" %.3f))" "≤ 1.02× raw" "$(ok le "$r" 1.02)"
+done
+c_raw=$(ov getcached raw_ns) c_lib=$(ov getcached lib_ns) c_x=$(ov getcached ratio)
+row '`PMI_KVS_Get` of a cached key: time per call' "$(fmt "$c_raw" %.0f) ns (a round trip)" \
+    "$(fmt "$c_lib" %.0f) ns" "$(fmt "$c_x" %.0f)× faster" "≥ 100× faster than a round trip" \
+    "$(ok le 100 "$c_x")"
+
+#--------------------------------------------------------------------------------------
+# 2. System calls per operation (strace -f -c on the client only; the canned server
+#    runs strace, so it is not traced itself).
+say "2/5 system calls per operation (strace, $N1 and $N2 operations)"
+SYSCALLS_OK=0
+if have_tool strace; then
+    SYSCALLS_OK=1
+    # Per-syscall counts of one strace -c summary: "name calls".
+    counts() { awk '$1 ~ /^[0-9.]+$/ && $NF != "total" {print $NF, $4}' "$1"; }
+    per_op() { # op -> "total (name n, name n)"
+        for n in $N1 $N2; do
+            canned strace -f -c -o "$LOG/strace.$1.$n" "$BIN/pmi_bench" count "$1" "$n" \
+                >/dev/null 2>>"$LOG/strace.err" || { echo "error"; return; }
+        done
+        join -a1 -a2 -e0 -o 0,1.2,2.2 <(counts "$LOG/strace.$1.$N1" | sort) \
+            <(counts "$LOG/strace.$1.$N2" | sort) |
+            awk -v d=$((N2 - N1)) '{x = ($3 - $2) / d; if (x > 0.005 || x < -0.005) {t += x; s = s sep sprintf("%s %.2f", $1, x); sep = ", "}}
+                END {printf "%.2f (%s)\n", t, s == "" ? "none" : s}'
+    }
+    for op in get put barrier getmissing; do
+        lib=$(per_op "$op") raw=$(per_op "raw$op")
+        case $op in
+            get) what='`PMI_KVS_Get`, distinct keys';; put) what='`PMI_KVS_Put`, distinct keys';;
+            barrier) what='`PMI_Barrier`';; getmissing) what='`PMI_KVS_Get` of a missing key';;
+        esac
+        total=${lib%% *}
+        row "$what: system calls per call" "$raw" "$lib" "" "exactly 2: one write, one read" \
+            "$(ok awk -v t="$total" -v s="$lib" 'BEGIN {exit !(t == 2 && s ~ /(write|send|sendto) 1.00/ && s ~ /read 1.00/)}')"
+    done
+    lib=$(per_op getcached)
+    row '`PMI_KVS_Get` of a cached key: system calls per call' "" "$lib" "" "0" \
+        "$(ok awk -v t="${lib%% *}" 'BEGIN {exit !(t == 0)}')"
+else
+    NOTES+=("strace is not installed and could not be installed: the system call rows are skipped.")
+fi
+
+#--------------------------------------------------------------------------------------
+# 3. Heap allocations per operation in steady state (valgrind's heap summary).
+say "3/5 heap allocations per operation (valgrind, $N1 and $N2 operations)"
+if have_tool valgrind; then
+    allocs() { # op n -> total allocs of the client process
+        canned valgrind --leak-check=no "$BIN/pmi_bench" count "$1" "$2" \
+            >/dev/null 2>"$LOG/valgrind.$1.$2" || { echo nan; return; }
+        sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' "$LOG/valgrind.$1.$2" | tr -d , | tail -n 1
+    }
+    per_alloc() { local a b; a=$(allocs "$1" $N1) b=$(allocs "$1" $N2); calc "($b - $a) / ($N2 - $N1)"; }
+    steady=""
+    all_zero=1
+    for op in barrier getcached getmissing; do
+        x=$(per_alloc "$op")
+        steady="$steady${steady:+, }$op $(fmt "$x" %.2f)"
+        le "$x" 0 && le 0 "$x" || all_zero=0
+    done
+    g=$(per_alloc get) p=$(per_alloc put)
+    row "Heap allocations per call, steady state" "0" "$steady" "" "0" \
+        "$( [ $all_zero = 1 ] && echo '**met**' || echo '**missed**')"
+    row "Heap allocations per call, cache growth (reported separately)" "" \
+        "get of a new key $(fmt "$g" %.2f), put of a new key $(fmt "$p" %.2f)" "" \
+        "amortised growth of the get cache and the put-once record" "(growth)"
+else
+    NOTES+=("valgrind is not installed and could not be installed: the heap rows are skipped.")
+fi
+
+#--------------------------------------------------------------------------------------
+# 4. PMI_Init round trips and time; the clique of a rank in a million-rank mapping.
+say "4/5 PMI_Init and clique ($RUNS runs each)"
+for i in $(seq "$RUNS"); do canned "$BIN/pmi_bench" init; done >"$LOG/init.txt" 2>"$LOG/init.err"
+lines_max=$(sed -n 's/.*init_lines=\([0-9]*\).*/\1/p' "$LOG/init.txt" | sort -n | tail -n 1)
+init_ns=$(sed -n 's/.*init_ns=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
+raw2_ns=$(sed -n 's/.*raw2_ns=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
+row '`PMI_Init`: round trips (lines sent) and time' "2 round trips: $(fmt "$(calc "$raw2_ns/1000")" %.1f) µs" \
+    "${lines_max:-?} round trips: $(fmt "$(calc "$init_ns/1000")" %.1f) µs" "" "≤ 2 round trips" \
+    "$(ok le "${lines_max:-99}" 2)"
+
+for i in $(seq "$RUNS"); do
+    PMI_SIZE=1048576 PMI_RANK=1000000 BENCH_MAPPING='(vector,(0,4096,256))' \
+        canned "$BIN/pmi_bench" clique
+done >"$LOG/clique.txt" 2>"$LOG/clique.err"
+clique_ns=$(sed -n 's/.*clique_ns=\([0-9]*\).*/\1/p' "$LOG/clique.txt" | med)
+rawget_ns=$(sed -n 's/.*rawget_ns=\([0-9]*\).*/\1/p' "$LOG/clique.txt" | med)
+csize=$(field clique <"$LOG/clique.txt")
+cfirst=$(field first <"$LOG/clique.txt") clast=$(field last <"$LOG/clique.txt")
+"$MAPBIN" >"$LOG/mapping.txt" 2>&1 || say "mapping_bench failed"
+parse_ns=$(field parse_ns <"$LOG/mapping.txt") cl_ns=$(field clique_ns <"$LOG/mapping.txt")
+tot_ns=$(field total_ns <"$LOG/mapping.txt") cold_ns=$(field first_total_ns <"$LOG/mapping.txt")
+row 'Clique of rank 1000000 in `(vector,(0,4096,256))`, 1048576 ranks: first `PMI_Get_clique_size` + `PMI_Get_clique_ranks`' \
+    "one get round trip: $(fmt "$(calc "$rawget_ns/1000")" %.1f) µs" \
+    "$(fmt "$(calc "$clique_ns/1000")" %.1f) µs with the round trip ($csize ranks, $cfirst..$clast); parse $(fmt "$parse_ns" %.0f) ns + clique $(fmt "$cl_ns" %.0f) ns = $(fmt "$tot_ns" %.0f) ns (cold: $(fmt "$cold_ns" %.0f) ns)" \
+    "" "< 1 ms" "$(ok le "$clique_ns" 1000000)"
+
+#--------------------------------------------------------------------------------------
+# 5. Wire-up under Hydra: the MPI_Init pattern, library against the minimal C client.
+say "5/5 wire-up under Hydra: n = $SIZES, one node and two simulated nodes, $REPS repetitions"
+if command -v "$MPIEXEC" >/dev/null; then
+    # One job: prints the largest wire-up time over the ranks, or "error".
+    job() { # client n layout
+        local n=$2 hosts
+        if [ "$3" = 1 ]; then hosts="a:$n"; else hosts="a:$((n / 2)),b:$((n - n / 2))"; fi
+        local out
+        out=$(timeout 120 "$MPIEXEC" -launcher fork -hosts "$hosts" -n "$n" "$BIN/wireup_$1" 2>>"$LOG/hydra.err")
+        echo "$out" >>"$LOG/hydra.$1.$n.$3.txt"
+        local good
+        good=$(grep -c 'ok=1' <<<"$out")
+        if [ "$good" != "$n" ]; then echo error; return; fi
+        sed -n 's/.*ns=\([0-9]*\).*/\1/p' <<<"$out" | sort -n | tail -n 1
+    }
+    for n in $SIZES; do
+        for layout in 1 2; do
+            : >"$LOG/t.lib" ; : >"$LOG/t.raw"
+            for rep in $(seq "$REPS"); do
+                # Alternate which client goes first.
+                if [ $((rep % 2)) = 1 ]; then order="lib raw"; else order="raw lib"; fi
+                for c in $order; do job "$c" "$n" "$layout" >>"$LOG/t.$c"; done
+            done
+            if grep -q error "$LOG/t.lib" "$LOG/t.raw"; then
+                row "Wire-up, n = $n, $layout node(s)" "error" "error" "" "≤ 1.05× the C client" "**error** (see $LOG)"
+                continue
+            fi
+            l=$(med <"$LOG/t.lib") r=$(med <"$LOG/t.raw")
+            x=$(calc "$l / $r")
+            if [ "$layout" = 1 ]; then where="one node"; else where="two simulated nodes"; fi
+            row "Wire-up under Hydra, n = $n, $where (max over ranks, median of $REPS)" \
+                "$(fmt "$(calc "$r/1e6")" %.2f) ms" "$(fmt "$(calc "$l/1e6")" %.2f) ms" \
+                "$(fmt "$x" %.3f)×" "≤ 1.05× the C client" "$(ok le "$x" 1.05)"
+        done
+    done
+else
+    NOTES+=("$MPIEXEC is not available: the wire-up rows are skipped (\`make deps-hydra\` installs it).")
+fi
+
+#--------------------------------------------------------------------------------------
+# The table, the machine, the method.
+CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+{
+    echo "# Benchmarks"
+    echo
+    echo "Written by \`make bench\` ($(date -u '+%Y-%m-%d %H:%M UTC')). Regenerate with \`make bench\`."
+    echo
+    echo "Machine: $NCPU CPUs ($(nproc --all) online), ${CPU:-unknown CPU}; $(uname -sr);" \
+        "load average at the start: $LOADAVG. Library: commit" \
+        "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo ' with local changes in src/')."
+    echo
+    echo "| measurement | reference (raw C client) | library | ratio | target | result |"
+    echo "|---|---|---|---|---|---|"
+    printf '%s\n' "${ROWS[@]}"
+    echo
+    for note in "${NOTES[@]+"${NOTES[@]}"}"; do echo "- $note"; done
+    [ ${#NOTES[@]} -gt 0 ] && echo
+    cat <<EOF
+## Method
+
+- **Canned server** (\`bench/canned_server.c\`): answers every request at once with Hydra
+  4.0.2's verbatim reply, on two socketpairs: \`PMI_FD\` for the library and
+  \`BENCH_RAW_FD\` for the raw client, in the same process and the same \`poll\` loop, so
+  both see the same server. It forks and execs the client program ($PINNOTE), so
+  \`strace\` and \`valgrind\` wrap the client only.
+- **Client overhead** (\`bench/pmi_bench.c overhead $ROUNDS $N\`): after \`PMI_Init\`,
+  \`PMI_KVS_Get_my_name\` and a warm-up, $ROUNDS rounds; in each round and for each
+  operation, $N raw round trips and $N library calls, the order alternating between
+  rounds. Keys, values and raw request lines are formatted before the clock starts; the
+  raw client does one \`write\` of the preformatted line and \`read\`s until the newline;
+  the library is sent the same bytes. Gets and puts use keys never used before (so every
+  get is a round trip and the cache grows); the cached get repeats one key already read.
+  Times are the medians over rounds; the ratio is the median of the per-round ratios
+  (library/raw; for the cached get, raw round trip/cached call), with its interquartile range.
+- **System calls**: \`strace -f -c\` on \`pmi_bench count OP N\` (init, a warm-up of 100
+  operations, N operations, finalize) for N = $N1 and $N2; the difference divided by
+  $((N2 - N1)), per system call. The reference column is the raw client doing the same.
+- **Heap allocations**: valgrind's "total heap usage: X allocs" for the same runs, the
+  difference divided by $((N2 - N1)). Steady state: barriers, gets of a cached key, gets of a
+  key the server lacks (a whole uncached round trip without cache growth). Gets and puts
+  of new keys grow the get cache and the put-once record; that growth is shown apart.
+- **PMI_Init**: $RUNS runs; the lines the library sent during \`PMI_Init\` are counted by the
+  canned server; the time is the median of the first (cold) \`PMI_Init\` of each
+  process; the reference is the same two round trips done raw afterwards.
+- **Clique**: $RUNS runs with \`PMI_SIZE=1048576 PMI_RANK=1000000\` and the canned
+  server answering \`PMI_process_mapping\` with \`(vector,(0,4096,256))\`: the first
+  \`PMI_Get_clique_size\` + \`PMI_Get_clique_ranks\` (after \`PMI_KVS_Get_my_name\`, so it
+  includes exactly one get round trip), median. Parse and clique alone:
+  \`bench/src/mapping_bench.rs\` calls \`pmi::mapping::Mapping::parse\` and \`clique\`
+  (median of 501 iterations, and the first, cold one).
+- **Wire-up** (\`bench/wireup_lib.c\` against \`bench/wireup_raw.c\`, the minimal C client
+  speaking the wire directly): \`$MPIEXEC -launcher fork -hosts a:N\` (one node) and
+  \`-hosts a:N/2,b:N/2\` (two simulated nodes), \`-n N\`. Each rank: init, the maxima, the
+  kvsname, two business cards put, commit, barrier, the 2N cards read and checked,
+  barrier; each rank times from before init to after the last barrier and prints it;
+  a job's figure is the largest over its ranks; the median of $REPS jobs per client,
+  the clients alternating.
+- Raw outputs of the last run are in \`$LOG/\`.
+EOF
+} >"$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+cat "$OUT"

@@ -1,0 +1,31 @@
+# Benchmarks (issue 6): `make bench` prints one table and writes it, with the machine
+# and the method, to BENCHMARKS.md. About 3-5 minutes; see bench/run.sh.
+#
+#   make bench                          everything
+#   make bench BENCH_ROUNDS=11 BENCH_N=500 BENCH_REPS=3 BENCH_RUNS=5   a quick pass
+
+BENCH_BIN    := $(BUILD)/bench
+BENCH_CFLAGS := -std=gnu99 $(CWARN) -O2
+BENCH_TARGET := $(CURDIR)/$(BUILD)/bench-target
+BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench wireup_lib wireup_raw)
+
+.PHONY: bench bench-build
+
+bench: deps-hydra bench-build
+	BENCH_BIN=$(BENCH_BIN) BENCH_LIB=$(LIB) MPIEXEC=$(MPIEXEC) \
+	  BENCH_MAPPING_BIN=$(BENCH_TARGET)/release/mapping_bench bench/run.sh
+
+bench-build: $(BENCH_PROGS)
+	cd bench && CARGO_TARGET_DIR=$(BENCH_TARGET) $(CARGO) build --release --quiet
+
+$(BENCH_BIN)/canned_server: bench/canned_server.c
+	mkdir -p $(BENCH_BIN)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+$(BENCH_BIN)/wireup_raw: bench/wireup_raw.c bench/wireup.h
+	mkdir -p $(BENCH_BIN)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+$(BENCH_BIN)/%: bench/%.c bench/wireup.h include/pmi.h $(LIB)/libpmi.so.0
+	mkdir -p $(BENCH_BIN)
+	$(CC) $(BENCH_CFLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi
