@@ -442,10 +442,12 @@ int PMI_Abort(int exit_code, const char *error_msg);
 
 /**
  * Publish `port` under the name `service_name` (`publish_name`, one round trip).
- * Both are RFC 13 words: no spaces, no `=`, no control characters.
+ * Both are RFC 13 words: no spaces, no `=`, no control characters; `port` is at most
+ * 255 bytes (MPICH's `MPI_MAX_PORT_NAME` less the NUL, the most `PMI_Lookup_name`
+ * hands back).
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if an argument is NULL, empty or not a
- * word (nothing is sent); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server
+ * word, or `port` is longer than 255 bytes (nothing is sent); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server
  * refuses (Hydra: the name is already published).
  *
  * # Safety
@@ -468,17 +470,17 @@ int PMI_Unpublish_name(const char *service_name);
 /**
  * Copy the port published under `service_name`, and its NUL, into `port`
  * (`lookup_name`, one round trip). `port` has no length argument: the library writes
- * at most the value maximum (`PMI_KVS_Get_value_length_max`) bytes, NUL included, so
- * the buffer must hold that many.
+ * at most 256 bytes, NUL included (MPICH's `MPI_MAX_PORT_NAME`, the size of the buffer
+ * MPICH passes), so the buffer must hold that many.
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if an argument is NULL or `service_name`
- * is not a word; `PMI_ERR_INVALID_LENGTH` if the port would not fit in the value
- * maximum (nothing is written); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the
+ * is not a word; `PMI_ERR_INVALID_LENGTH` if the published port (from another client)
+ * is longer than 255 bytes (nothing is written); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the
  * name is not published.
  *
  * # Safety
- * `service_name` is NULL or a NUL-terminated string; `port` is NULL or points to
- * `PMI_KVS_Get_value_length_max()` writable bytes.
+ * `service_name` is NULL or a NUL-terminated string; `port` is NULL or points to 256
+ * writable bytes.
  */
 int PMI_Lookup_name(const char *service_name, char *port);
 

@@ -322,7 +322,8 @@ impl Client {
 
     /// `cmd=publish_name service=<service> port=<port>`.
     pub fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()> {
-        check_words(&[service, port], self.maxes.value)?;
+        check_words(&[service], self.maxes.value)?;
+        check_words(&[port], PORT_MAX)?;
         wire::encode(
             &mut self.request,
             "publish_name",
@@ -459,8 +460,14 @@ fn warn_mapping(text: &[u8], e: &MappingError) {
     ));
 }
 
+/// The longest port name, NUL included, that `PMI_Publish_name` accepts and
+/// `PMI_Lookup_name` writes: MPICH passes lookups a `char port[MPI_MAX_PORT_NAME]` of
+/// 256 bytes, so a longer answer would be written past the caller's buffer.
+pub const PORT_MAX: usize = 256;
+
 /// Service names and ports are RFC 13 `word`s (Hydra would cut them at a space), and
-/// each shorter than the value maximum, so every request stays one short line.
+/// each shorter than `max` (the value maximum, or [`PORT_MAX`] for ports), so every
+/// request stays one short line.
 fn check_words(words: &[&[u8]], vallen_max: usize) -> PmiResult<()> {
     if words
         .iter()

@@ -185,6 +185,29 @@ fn abuse_gets_clear_codes_and_sends_nothing() {
         assert_eq!(spawn_huge, PMI_ERR_INVALID_ARGS);
         assert!(untouched(&buf));
 
+        // Ports: at most 255 bytes go out, and at most 256 bytes come back into the
+        // caller's buffer (MPICH passes char port[MPI_MAX_PORT_NAME], 256 bytes).
+        let long_port = c(&"p".repeat(256));
+        assert_eq!(
+            PMI_Publish_name(c("svc").as_ptr(), long_port.as_ptr()),
+            PMI_ERR_INVALID_ARG
+        );
+        let mut port = [b'X' as c_char; 512];
+        assert_eq!(
+            PMI_Lookup_name(c("long-port").as_ptr(), port.as_mut_ptr()),
+            PMI_ERR_INVALID_LENGTH
+        );
+        assert!(untouched(&port), "nothing written for a 300-byte port");
+        assert_eq!(
+            PMI_Lookup_name(c("short").as_ptr(), port.as_mut_ptr()),
+            PMI_SUCCESS
+        );
+        assert_eq!(
+            std::ffi::CStr::from_ptr(port.as_ptr()).to_bytes(),
+            b"tcp://h:1"
+        );
+        assert!(untouched(&port[10..]));
+
         assert_eq!(PMI_Finalize(), PMI_SUCCESS);
     }
     let lines = server.join().unwrap();
@@ -192,6 +215,8 @@ fn abuse_gets_clear_codes_and_sends_nothing() {
         "cmd=init pmi_version=1 pmi_subversion=1\n",
         "cmd=get_maxes\n",
         "cmd=get_my_kvsname\n",
+        "cmd=lookup_name service=long-port\n",
+        "cmd=lookup_name service=short\n",
         "cmd=finalize\n",
     ];
     assert_eq!(

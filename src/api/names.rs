@@ -2,13 +2,16 @@
 
 use libc::{c_char, c_int};
 
+use crate::client::PORT_MAX;
 use crate::{ffi, state};
 
 /// Publish `port` under the name `service_name` (`publish_name`, one round trip).
-/// Both are RFC 13 words: no spaces, no `=`, no control characters.
+/// Both are RFC 13 words: no spaces, no `=`, no control characters; `port` is at most
+/// 255 bytes (MPICH's `MPI_MAX_PORT_NAME` less the NUL, the most `PMI_Lookup_name`
+/// hands back).
 ///
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if an argument is NULL, empty or not a
-/// word (nothing is sent); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server
+/// word, or `port` is longer than 255 bytes (nothing is sent); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server
 /// refuses (Hydra: the name is already published).
 ///
 /// # Safety
@@ -58,17 +61,17 @@ pub unsafe extern "C" fn PMI_Unpublish_name(service_name: *const c_char) -> c_in
 
 /// Copy the port published under `service_name`, and its NUL, into `port`
 /// (`lookup_name`, one round trip). `port` has no length argument: the library writes
-/// at most the value maximum (`PMI_KVS_Get_value_length_max`) bytes, NUL included, so
-/// the buffer must hold that many.
+/// at most 256 bytes, NUL included (MPICH's `MPI_MAX_PORT_NAME`, the size of the buffer
+/// MPICH passes), so the buffer must hold that many.
 ///
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if an argument is NULL or `service_name`
-/// is not a word; `PMI_ERR_INVALID_LENGTH` if the port would not fit in the value
-/// maximum (nothing is written); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the
+/// is not a word; `PMI_ERR_INVALID_LENGTH` if the published port (from another client)
+/// is longer than 255 bytes (nothing is written); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the
 /// name is not published.
 ///
 /// # Safety
-/// `service_name` is NULL or a NUL-terminated string; `port` is NULL or points to
-/// `PMI_KVS_Get_value_length_max()` writable bytes.
+/// `service_name` is NULL or a NUL-terminated string; `port` is NULL or points to 256
+/// writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Lookup_name(service_name: *const c_char, port: *mut c_char) -> c_int {
     ffi::guard(
@@ -80,12 +83,9 @@ pub unsafe extern "C" fn PMI_Lookup_name(service_name: *const c_char, port: *mut
         || {
             // SAFETY: the caller passes NULL or a NUL-terminated string.
             let service = unsafe { ffi::bytes_in(service_name) }?;
-            state::with_client(|c| {
-                let length = c.maxes().value as c_int;
-                // SAFETY: the caller passes NULL or a buffer of the value maximum.
-                let out = unsafe { ffi::out_str(port, length) }?;
-                out.write(c.lookup_name(service)?)
-            })
+            // SAFETY: the caller passes NULL or a buffer of PORT_MAX bytes.
+            let out = unsafe { ffi::out_str(port, PORT_MAX as c_int) }?;
+            state::with_client(|c| out.write(c.lookup_name(service)?))
         },
     )
 }

@@ -85,6 +85,11 @@ fn answer(line: &str, kvs: &mut HashMap<String, String>) -> Option<String> {
             Some(v) => format!("cmd=get_result rc=0 msg=success value={v}\n"),
             None => "cmd=get_result rc=-1 msg=key_not_found value=unknown\n".into(),
         },
+        // One name answers with a port longer than MPICH's MPI_MAX_PORT_NAME.
+        "lookup_name" if field("service") == "long-port" => {
+            format!("cmd=lookup_result port={} info=ok rc=0\n", "p".repeat(300))
+        }
+        "lookup_name" => "cmd=lookup_result port=tcp://h:1 info=ok rc=0\n".into(),
         "abort" => return None,
         _ => panic!("the emulated server got an unknown request: {line:?}"),
     })
