@@ -1,0 +1,35 @@
+# `make mpi-check`: MPICH's own MPI layer (ch3:nemesis, built from Debian's source with
+# an external libpmi.so.0) runs real MPI programs on top of this library under Hydra:
+# init + allreduce (one node, two simulated nodes, -pmi-port), MPI_Comm_spawn, and
+# MPI_Publish_name/MPI_Comm_accept against MPI_Lookup_name/MPI_Comm_connect.
+# The MPICH build is cached outside the tree (scripts/build-mpich.sh, MPICH_CACHE=).
+# See docs/MPI.md.
+
+MPI_BIN      := $(BUILD)/mpi-tests
+MPI_PROGS    := allreduce spawn pubname longport
+MPI_TIMEOUT  ?= 60
+MPI_CFLAGS   := -std=c99 $(CWARN) -pedantic -g -O1
+# Set by the recursive make below to the prefix scripts/build-mpich.sh prints.
+MPICH_PREFIX ?=
+
+.PHONY: mpi-check mpi-check-run mpich-build
+
+# Build (or find in the cache) the MPICH that loads an external libpmi.so.0.
+mpich-build:
+	@mkdir -p $(BUILD)
+	scripts/build-mpich.sh > $(BUILD)/mpich-prefix.out
+	@# the prefix file changes (and the programs are rebuilt) only when the prefix does
+	@tail -n 1 $(BUILD)/mpich-prefix.out > $(BUILD)/mpich-prefix.tmp && rm -f $(BUILD)/mpich-prefix.out
+	@cmp -s $(BUILD)/mpich-prefix.tmp $(BUILD)/mpich-prefix && rm -f $(BUILD)/mpich-prefix.tmp \
+	  || mv $(BUILD)/mpich-prefix.tmp $(BUILD)/mpich-prefix
+
+mpi-check: lib deps-hydra mpich-build
+	@$(MAKE) --no-print-directory mpi-check-run MPICH_PREFIX="$$(cat $(BUILD)/mpich-prefix)"
+
+$(MPI_BIN)/%: mpi-tests/%.c mpi-tests/mpit.h $(BUILD)/mpich-prefix $(MPICH_PREFIX)/lib/libmpi.so.12
+	@test -n "$(MPICH_PREFIX)" || { echo "mpi-check: MPICH_PREFIX unset (run make mpi-check)"; exit 1; }
+	@mkdir -p $(MPI_BIN)
+	$(MPICH_PREFIX)/bin/mpicc $(MPI_CFLAGS) -o $@ $<
+
+mpi-check-run: $(addprefix $(MPI_BIN)/,$(MPI_PROGS))
+	MPIEXEC=$(MPIEXEC) MPI_TIMEOUT=$(MPI_TIMEOUT) mpi-tests/run-mpi-tests.sh $(MPI_BIN) $(LIB)

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Build MPICH from Debian's source package so that its libmpi.so loads an EXTERNAL
+# libpmi.so.0 (the ch3:nemesis device, no process manager, the "slurm" PMI, which is
+# just "link -lpmi and include <pmi.h>"). No Fortran, no C++, no ROMIO.
+#
+# The installed build is cached outside the repository, in
+#   ${MPICH_CACHE:-$HOME/.cache/libpmi-mpich}/<Debian source version>
+# and a second run only checks it and prints its prefix (the last line of stdout).
+#
+# Needs root for what it installs (deb-src entries, libpmi0-dev, the compilers, dpkg-dev);
+# without root it says exactly what is missing.
+# Usage: scripts/build-mpich.sh        -> prints the install prefix on its last line
+#        scripts/build-mpich.sh --builtin-pmi
+#            the same MPICH with its own built-in PMI client instead (the baseline to
+#            compare with: is a failure ours or MPICH's?), cached in <version>-builtin-pmi
+set -euo pipefail
+
+BUILTIN=0
+case ${1:-} in
+    "") ;;
+    --builtin-pmi) BUILTIN=1 ;;
+    *) echo "usage: $0 [--builtin-pmi]" >&2; exit 2 ;;
+esac
+SUFFIX=; [ $BUILTIN = 0 ] || SUFFIX=-builtin-pmi
+CACHE_ROOT=${MPICH_CACHE:-$HOME/.cache/libpmi-mpich}
+JOBS=${MPICH_JOBS:-2}
+SLURM_INC=/usr/include/slurm
+SLURM_LIB=/usr/lib/x86_64-linux-gnu
+log() { echo "build-mpich: $*" >&2; }
+is_root() { [ "$(id -u)" = 0 ]; }
+
+# A prefix is good when it was completed and libmpi needs an external libpmi.so.0
+# (or, for --builtin-pmi, does not).
+needs_libpmi() { readelf -d "$1/lib/libmpi.so.12" | grep -q 'NEEDED.*\[libpmi\.so\.0\]'; }
+good_prefix() {
+    local p=$1
+    [ -f "$p/.complete" ] && [ -x "$p/bin/mpicc" ] && [ -f "$p/lib/libmpi.so.12" ] || return 1
+    if [ $BUILTIN = 0 ]; then needs_libpmi "$p"; else ! needs_libpmi "$p"; fi
+}
+
+# Fast path: any cached version that is complete (the newest one), without touching apt.
+if [ -z "${MPICH_VERSION:-}" ] && [ -d "$CACHE_ROOT" ]; then
+    while IFS= read -r p; do
+        p=${p%/}
+        [ $BUILTIN = 1 ] || case $p in *-builtin-pmi) continue ;; esac
+        if good_prefix "$p"; then log "cached: $p"; echo "$p"; exit 0; fi
+    done < <(ls -1d "$CACHE_ROOT"/*"$SUFFIX"/ 2>/dev/null | sort -rV)
+fi
+
+# ---- deb-src entries, idempotently -------------------------------------------------
+has_deb_src() {
+    grep -Eqs '^[[:space:]]*deb-src[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list ||
+        grep -Eqs '^Types:.*\bdeb-src\b' /etc/apt/sources.list.d/*.sources
+}
+add_deb_src() {
+    local changed=0 f
+    # deb822 (Debian 12 default): add deb-src to every "Types: deb" stanza.
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] || continue
+        grep -q 'debian' "$f" || continue
+        if grep -Eq '^Types:[[:space:]]*deb[[:space:]]*$' "$f"; then
+            cp -n "$f" "$f.bak"   # apt ignores *.bak silently
+            sed -i -E 's/^Types:[[:space:]]*deb[[:space:]]*$/Types: deb deb-src/' "$f"
+            log "added deb-src to $f"; changed=1
+        fi
+    done
+    # Classic one-line format: a deb-src twin for every Debian "deb" line.
+    f=/etc/apt/sources.list
+    if [ -f "$f" ] && grep -Eq '^[[:space:]]*deb[[:space:]].*debian' "$f"; then
+        local lines
+        lines=$(grep -E '^[[:space:]]*deb[[:space:]].*debian' "$f" | sed -E 's/^[[:space:]]*deb[[:space:]]/deb-src /')
+        while IFS= read -r l; do
+            grep -qxF "$l" "$f" || { echo "$l" >> "$f"; changed=1; log "added '$l' to $f"; }
+        done <<< "$lines"
+    fi
+    [ $changed = 1 ] || has_deb_src
+}
+
+# ---- build dependencies: the minimal set for this configuration ----------------------
+# gcc/make (build-essential), dpkg-dev (dpkg-source unpacks the package), libpmi0-dev
+# (pmi.h and the libpmi.so link MPICH is linked against), libhwloc-dev (MPICH 4 needs
+# hwloc; Debian's source strips the embedded copy), pkg-config for finding it.
+NEED=(build-essential dpkg-dev libpmi0-dev libhwloc-dev pkgconf)
+missing=()
+for p in "${NEED[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+need_src=0; has_deb_src || need_src=1
+if [ ${#missing[@]} -gt 0 ] || [ $need_src = 1 ]; then
+    if ! is_root; then
+        [ $need_src = 1 ] && log "no deb-src entries: add deb-src to Types: in /etc/apt/sources.list.d/debian.sources"
+        [ ${#missing[@]} -gt 0 ] && log "run as root: apt-get install ${missing[*]}"
+        exit 1
+    fi
+    [ $need_src = 1 ] && { add_deb_src || { log "could not add deb-src entries"; exit 1; }; }
+    log "apt-get update"
+    apt-get update -qq
+    if [ ${#missing[@]} -gt 0 ]; then
+        log "installing ${missing[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+fi
+
+VERSION=${MPICH_VERSION:-$(apt-cache showsrc mpich 2>/dev/null | sed -n 's/^Version: //p' | sort -rV | head -n 1)}
+if [ -z "$VERSION" ]; then
+    if is_root; then apt-get update -qq; VERSION=$(apt-cache showsrc mpich | sed -n 's/^Version: //p' | sort -rV | head -n 1); fi
+    [ -n "$VERSION" ] || { log "apt-cache showsrc mpich: no source package (deb-src missing?)"; exit 1; }
+fi
+PREFIX=$CACHE_ROOT/$VERSION$SUFFIX
+if good_prefix "$PREFIX"; then log "cached: $PREFIX"; echo "$PREFIX"; exit 0; fi
+
+# ---- fetch, configure, build, install ------------------------------------------------
+WORK=$CACHE_ROOT/.build-$VERSION$SUFFIX
+rm -rf "$WORK" "$PREFIX"
+mkdir -p "$WORK"
+start=$(date +%s)
+log "apt-get source mpich=$VERSION into $WORK"
+# As root, _apt cannot write into $WORK: download as root rather than warn about it.
+(cd "$WORK" && apt-get source -qq -o APT::Sandbox::User=root "mpich=$VERSION" >/dev/null)
+SRC=$(ls -1d "$WORK"/mpich-*/ | head -n 1)
+cd "$SRC"
+if [ $BUILTIN = 0 ]; then
+    PMI_OPTS=(--with-pmi=slurm --with-slurm-include="$SLURM_INC" --with-slurm-lib="$SLURM_LIB")
+else
+    PMI_OPTS=(--with-pmi=simple)
+fi
+log "configure ${PMI_OPTS[*]} (prefix $PREFIX)"
+./configure --prefix="$PREFIX" \
+    --with-device=ch3:nemesis --with-pm=none "${PMI_OPTS[@]}" \
+    --disable-fortran --disable-cxx --disable-romio \
+    --disable-doc --disable-static --enable-shared \
+    > "$WORK/configure.log" 2>&1 || { tail -n 40 "$WORK/configure.log" >&2; log "configure failed: $WORK/configure.log"; exit 1; }
+log "make -j$JOBS"
+make -j"$JOBS" > "$WORK/make.log" 2>&1 || { tail -n 40 "$WORK/make.log" >&2; log "make failed: $WORK/make.log"; exit 1; }
+make install > "$WORK/install.log" 2>&1 || { tail -n 40 "$WORK/install.log" >&2; log "make install failed"; exit 1; }
+
+if [ $BUILTIN = 0 ]; then
+    readelf -d "$PREFIX/lib/libmpi.so.12" | grep 'NEEDED.*\[libpmi\.so\.0\]' >&2 ||
+        { log "$PREFIX/lib/libmpi.so.12 does not need libpmi.so.0"; exit 1; }
+elif needs_libpmi "$PREFIX"; then
+    log "$PREFIX/lib/libmpi.so.12 needs libpmi.so.0 although built with its own PMI"; exit 1
+fi
+touch "$PREFIX/.complete"
+cd /; rm -rf "$WORK"
+log "built MPICH $VERSION in $(( $(date +%s) - start )) s: $PREFIX"
+echo "$PREFIX"
