@@ -44,8 +44,8 @@ pub struct Reply<'a> {
     n_others: usize,
 }
 
-/// How many fields besides `cmd`, `rc` and `value` a reply keeps (Hydra sends at most 4).
-pub const OTHER_FIELDS: usize = 12;
+/// How many fields besides `cmd`, `rc` and `value` a reply keeps (Hydra sends at most 3).
+pub const OTHER_FIELDS: usize = 8;
 
 /// The key whose value runs to the end of the line.
 const VALUE_KEY: &[u8] = b"value";
@@ -67,28 +67,32 @@ impl<'a> Reply<'a> {
             n_others: 0,
         };
         let mut i = 0;
-        while i < line.len() {
+        let n = line.len();
+        while i < n {
             if is_separator(line[i]) {
                 i += 1;
                 continue;
             }
+            // The key runs to the first `=`; a token without one is a bare word.
             let start = i;
-            let mut eq = None;
-            while i < line.len() && !is_separator(line[i]) {
-                if eq.is_none() && line[i] == b'=' {
-                    eq = Some(i);
-                }
+            while i < n && line[i] != b'=' && !is_separator(line[i]) {
                 i += 1;
             }
-            let Some(eq) = eq else {
-                continue; // a bare word carries no field
-            };
-            let key = &line[start..eq];
+            if i == n || line[i] != b'=' {
+                continue;
+            }
+            let key = &line[start..i];
+            i += 1;
             if key == VALUE_KEY {
-                reply.value = Some(strip_found(&line[eq + 1..]));
+                // Decided at the `=`: the value is the rest of the line, not scanned.
+                reply.value = Some(strip_found(&line[i..]));
                 break;
             }
-            reply.keep(key, &line[eq + 1..i]);
+            let value_start = i;
+            while i < n && !is_separator(line[i]) {
+                i += 1;
+            }
+            reply.keep(key, &line[value_start..i]);
         }
         reply
     }
