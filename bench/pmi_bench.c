@@ -24,8 +24,8 @@
 #define CARD "tcp://10.0.0.1:40001;shm:/dev/shm/mpich-bench-0;pid-slot=00000007"
 #define VALMAX 1024
 
-enum op { GET, PUT, BARRIER, CACHED, NOPS };
-static const char *op_name[NOPS] = {"get", "put", "barrier", "getcached"};
+enum op { GET, PUT, BARRIER, CACHED, MISSING, NOPS };
+static const char *op_name[NOPS] = {"get", "put", "barrier", "getcached", "getmissing"};
 
 static int rawfd = -1;
 static char kvsname[256];
@@ -99,6 +99,9 @@ static void prepare(struct batch *b, enum op op, const char *tag, int n)
         case PUT:
             snprintf(b->key[i], 32, "p%s_%d", tag, i);
             break;
+        case MISSING:
+            snprintf(b->key[i], 32, "missing%s_%d", tag, i);
+            break;
         default:
             snprintf(b->key[i], 32, "cached");
             break;
@@ -122,6 +125,7 @@ static void lib_op(enum op op, const char *key)
     switch (op) {
     case GET:
     case CACHED:
+    case MISSING:
         rc = PMI_KVS_Get(kvsname, key, value, VALMAX);
         break;
     case PUT:
@@ -131,6 +135,8 @@ static void lib_op(enum op op, const char *key)
         rc = PMI_Barrier();
         break;
     }
+    if (op == MISSING && rc == PMI_ERR_INVALID_KEY)
+        return;
     if (rc != PMI_SUCCESS) {
         fprintf(stderr, "pmi_bench: %s of %s: rc %d\n", op_name[op], key, rc);
         exit(1);
