@@ -233,6 +233,7 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
     echo
     for note in "${NOTES[@]+"${NOTES[@]}"}"; do echo "- $note"; done
     [ ${#NOTES[@]} -gt 0 ] && echo
+    cat "$(dirname "$0")/missed.md"
     cat <<EOF
 ## Method
 
