@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report.h"
+
 static int g_rank = -1, g_size = -1, g_child;
 static char *g_kvs;
 static int g_namemax, g_keymax, g_valmax;
@@ -33,26 +35,12 @@ static int g_namemax, g_keymax, g_valmax;
 
 static void emit(const char *kind, const char *id, const char *fmt, ...)
 {
-    char line[3072];
-    int n = snprintf(line, sizeof line, "@@conf %s%d %s %s ", g_child ? "c" : "", g_rank,
-                     kind, id);
+    char who[32];
+    snprintf(who, sizeof who, "%s%d", g_child ? "c" : "", g_rank);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
+    report_line(who, kind, id, fmt, ap);
     va_end(ap);
-    size_t len = strlen(line);
-    for (size_t i = 0; i < len; i++)
-        if (line[i] == '\n' || line[i] == '\r')
-            line[i] = ' ';
-    line[len++] = '\n';
-    for (size_t off = 0; off < len;) {
-        ssize_t w = write(1, line + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
 }
 
 /* One test: its first failed check is the reason given. */

@@ -22,6 +22,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "report.h"
+
 #define LINE_MAX_BYTES 65536
 
 static int fd = -1, rank = -1, size = -1;
@@ -31,22 +33,12 @@ static char reply[LINE_MAX_BYTES + 1];
 
 static void emit(const char *kind, const char *id, const char *fmt, ...)
 {
-    char line[2048];
-    int n = snprintf(line, sizeof line, "@@conf p%d %s %s ", rank, kind, id);
+    char who[32];
+    snprintf(who, sizeof who, "p%d", rank);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line + n, sizeof line - n - 1, fmt, ap);
+    report_line(who, kind, id, fmt, ap);
     va_end(ap);
-    size_t len = strlen(line);
-    line[len++] = '\n';
-    for (size_t off = 0; off < len;) {
-        ssize_t w = write(1, line + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
 }
 
 /* The probe cannot go on: say why and leave. Exiting without finalize makes Hydra end

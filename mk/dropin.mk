@@ -56,12 +56,12 @@ test-dropin: deps-hydra lib $(DROPIN_BIN)/swap $(DROPIN_BIN)/dlopen $(DROPIN_BIN
 	MPIEXEC="$(MPIEXEC)" dropin-tests/run.sh $(DROPIN_BIN) $(LIB) $(DROPIN_PREFIX)
 
 # --- the conformance kit -------------------------------------------------------------------
-$(CONF_BIN)/conform: conformance/conform.c include/pmi.h $(LIB)/libpmi.so.0
+$(CONF_BIN)/conform: conformance/conform.c conformance/report.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(CONF_BIN)
 	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi -ldl
 
 # The raw wire probe does not link any libpmi.
-$(CONF_BIN)/probe: conformance/probe.c
+$(CONF_BIN)/probe: conformance/probe.c conformance/report.h
 	mkdir -p $(CONF_BIN)
 	$(CC) $(CFLAGS_T) -o $@ $<
 
