@@ -34,9 +34,9 @@ pub struct PortEnv {
     pub spawned: bool,
 }
 
-/// Decide the launch mode. Singleton mode is refused when the environment says the job
-/// is larger (`PMI_SIZE` other than 1 or `PMI_RANK` other than 0): falling back silently
-/// would turn an N-rank job into N copies of rank 0 (flux-core#5714).
+/// Decide the launch mode. Singleton mode is refused when a launcher started this
+/// process without a PMI-1 connection (see [`LAUNCHERS`]): falling back silently would
+/// turn an N-rank job into N copies of rank 0 (flux-core#5714).
 pub fn launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, String> {
     if lookup("PMI_FD").is_some() {
         return job_env(lookup).map(Launch::Fd);
@@ -51,16 +51,143 @@ pub fn launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, Strin
             spawned: spawned(lookup)?,
         }));
     }
-    for (name, alone) in [("PMI_SIZE", "1"), ("PMI_RANK", "0")] {
-        if let Some(value) = lookup(name).filter(|v| v != alone) {
-            return Err(format!(
-                "neither PMI_FD nor PMI_PORT is set, but {name}=\"{}\" says this is not a \
-                 singleton: refusing to run as rank 0 of 1",
-                value.to_string_lossy()
-            ));
+    singleton_allowed(lookup)?;
+    Ok(Launch::Singleton)
+}
+
+/// A launcher that can start this process without giving it a PMI-1 connection, and the
+/// variables it documents for its tasks.
+pub struct Launcher {
+    /// Who it is, for the message.
+    pub name: &'static str,
+    /// Any of these set means this launcher started the process.
+    pub markers: &'static [&'static str],
+    /// The number of processes it started, when it says.
+    pub size: Option<&'static str>,
+    /// This process's rank among them.
+    pub rank: Option<&'static str>,
+    /// What the user should do instead.
+    pub fix: &'static str,
+}
+
+/// The launchers recognised, most specific first. A process started by hand inside an
+/// allocation (`salloc`, an `sbatch` script) carries only the allocation's variables,
+/// not a step's, and stays a legitimate singleton.
+pub const LAUNCHERS: &[Launcher] = &[
+    Launcher {
+        name: "a PMI-1 process manager",
+        markers: &["PMI_SIZE", "PMI_RANK"],
+        size: Some("PMI_SIZE"),
+        rank: Some("PMI_RANK"),
+        fix: "its PMI_FD or PMI_PORT did not reach this process: unset stale PMI_* \
+              variables, or let the launcher set all of them",
+    },
+    Launcher {
+        name: "a PMIx launcher (Open MPI's prterun/mpirun, srun --mpi=pmix, ...)",
+        markers: &[
+            "PMIX_NAMESPACE",
+            "PMIX_RANK",
+            "PMIX_SERVER_URI4",
+            "PMIX_SERVER_URI41",
+        ],
+        size: None,
+        rank: Some("PMIX_RANK"),
+        fix: "it serves PMIx, not the PMI-1 wire: launch with srun --mpi=pmi2 or \
+              mpiexec.hydra",
+    },
+    Launcher {
+        name: "Slurm's srun",
+        markers: &["SLURM_STEP_NUM_TASKS"],
+        size: Some("SLURM_STEP_NUM_TASKS"),
+        rank: Some("SLURM_PROCID"),
+        fix: "give it a PMI-1 server: srun --mpi=pmi2",
+    },
+    Launcher {
+        name: "Open MPI's mpirun",
+        markers: &["OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"],
+        size: Some("OMPI_COMM_WORLD_SIZE"),
+        rank: Some("OMPI_COMM_WORLD_RANK"),
+        fix: "it serves PMIx, not the PMI-1 wire: launch with mpiexec.hydra",
+    },
+    Launcher {
+        name: "Flux",
+        markers: &["FLUX_JOB_SIZE", "FLUX_TASK_RANK"],
+        size: Some("FLUX_JOB_SIZE"),
+        rank: Some("FLUX_TASK_RANK"),
+        fix: "enable its PMI-1 server: flux run -o pmi=simple",
+    },
+    Launcher {
+        name: "HPE PALS",
+        markers: &["PALS_APID", "PALS_RANKID"],
+        size: None,
+        rank: Some("PALS_RANKID"),
+        fix: "it serves Cray PMI and PMIx, not the PMI-1 wire: launch with \
+              mpiexec.hydra",
+    },
+    Launcher {
+        name: "IBM's jsrun",
+        markers: &["JSM_NAMESPACE_SIZE", "JSM_NAMESPACE_RANK"],
+        size: Some("JSM_NAMESPACE_SIZE"),
+        rank: Some("JSM_NAMESPACE_RANK"),
+        fix: "it serves PMIx, not the PMI-1 wire: launch with mpiexec.hydra",
+    },
+    Launcher {
+        name: "MVAPICH2's mpirun_rsh",
+        markers: &["MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK"],
+        size: Some("MV2_COMM_WORLD_SIZE"),
+        rank: Some("MV2_COMM_WORLD_RANK"),
+        fix: "its PMI_PORT did not reach this process: launch with mpiexec.hydra",
+    },
+];
+
+/// Whether this process, with no PMI-1 connection, may run as rank 0 of 1: no launcher
+/// in [`LAUNCHERS`] says it started more than one process or that this one is not rank
+/// 0, and a launcher that never says how many it started (PMIx, PALS) is refused unless
+/// another one says "one".
+fn singleton_allowed(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<(), String> {
+    let refuse = |who: &Launcher, name: &str, value: &OsString, what: &str| {
+        Err(format!(
+            "neither PMI_FD nor PMI_PORT is set, but {name}=\"{}\" says {} started {what}: \
+             refusing to run as rank 0 of 1; {}",
+            value.to_string_lossy(),
+            who.name,
+            who.fix
+        ))
+    };
+    let mut one_process = false;
+    let mut untold = None;
+    for who in LAUNCHERS {
+        let Some((marker, value)) = who
+            .markers
+            .iter()
+            .find_map(|&name| lookup(name).map(|value| (name, value)))
+        else {
+            continue;
+        };
+        if let Some((name, size)) = who.size.and_then(|name| lookup(name).map(|v| (name, v))) {
+            if size != "1" {
+                return refuse(who, name, &size, "a job of that size");
+            }
+            one_process = true;
+        }
+        if let Some((name, rank)) = who.rank.and_then(|name| lookup(name).map(|v| (name, v))) {
+            if rank != "0" {
+                return refuse(who, name, &rank, "this process with that rank");
+            }
+        }
+        if who.size.is_none() && untold.is_none() {
+            untold = Some((who, marker, value));
         }
     }
-    Ok(Launch::Singleton)
+    match untold {
+        Some((who, marker, value)) if !one_process => refuse(
+            who,
+            marker,
+            &value,
+            "this process, and does not say how many others",
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Split `PMI_PORT` into host and port: `name:port`, `1.2.3.4:port`, `[::1]:port`.
@@ -284,6 +411,137 @@ mod tests {
         for (vars, needle) in cases {
             let err = launch(&lookup_from(vars)).unwrap_err();
             assert!(err.contains(needle), "{vars:?}: {err}");
+        }
+    }
+
+    /// Each row: where the environment comes from, the variables, and `None` for a
+    /// legitimate singleton or `Some(text)` for a refusal whose message holds `text`.
+    #[test]
+    fn launchers_without_a_pmi1_server_are_refused() {
+        type Row<'a> = (&'a str, &'a [(&'a str, &'a str)], Option<&'a str>);
+        let rows: &[Row] = &[
+            ("no launcher at all", &[("HOME", "/root")], None),
+            (
+                "PMI_SIZE=1 and PMI_RANK=0 only",
+                &[("PMI_SIZE", "1"), ("PMI_RANK", "0")],
+                None,
+            ),
+            (
+                "srun --mpi=none -n 2, rank 0 (Slurm 22.05, measured here)",
+                &[
+                    ("SLURM_JOB_ID", "7"),
+                    ("SLURM_STEP_ID", "0"),
+                    ("SLURM_STEP_NUM_TASKS", "2"),
+                    ("SLURM_NTASKS", "2"),
+                    ("SLURM_PROCID", "0"),
+                ],
+                Some("SLURM_STEP_NUM_TASKS=\"2\" says Slurm's srun started a job of that size"),
+            ),
+            (
+                "srun --mpi=none -n 2, rank 1",
+                &[("SLURM_STEP_NUM_TASKS", "2"), ("SLURM_PROCID", "1")],
+                Some("srun --mpi=pmi2"),
+            ),
+            (
+                "srun -n 1 (one task: a true singleton)",
+                &[
+                    ("SLURM_JOB_ID", "7"),
+                    ("SLURM_STEP_NUM_TASKS", "1"),
+                    ("SLURM_PROCID", "0"),
+                ],
+                None,
+            ),
+            (
+                "salloc -n 4 ./app (the allocation's variables, no step's)",
+                &[
+                    ("SLURM_JOB_ID", "8"),
+                    ("SLURM_NTASKS", "4"),
+                    ("SLURM_NPROCS", "4"),
+                ],
+                None,
+            ),
+            (
+                "srun --mpi=pmix -n 2, rank 0",
+                &[
+                    ("SLURM_STEP_NUM_TASKS", "2"),
+                    ("SLURM_PROCID", "0"),
+                    ("PMIX_NAMESPACE", "slurm.pmix.9.0"),
+                    ("PMIX_RANK", "0"),
+                ],
+                Some("SLURM_STEP_NUM_TASKS=\"2\""),
+            ),
+            (
+                "srun --mpi=pmix -n 1 (Slurm says one task)",
+                &[
+                    ("SLURM_STEP_NUM_TASKS", "1"),
+                    ("SLURM_PROCID", "0"),
+                    ("PMIX_NAMESPACE", "slurm.pmix.9.0"),
+                    ("PMIX_RANK", "0"),
+                ],
+                None,
+            ),
+            (
+                "prterun -n 2, rank 1",
+                &[("PMIX_NAMESPACE", "prterun-host-1@1"), ("PMIX_RANK", "1")],
+                Some("PMIX_RANK=\"1\" says a PMIx launcher"),
+            ),
+            (
+                "prterun -n 2, rank 0: the size is not in the environment",
+                &[("PMIX_NAMESPACE", "prterun-host-1@1"), ("PMIX_RANK", "0")],
+                Some("PMIX_NAMESPACE=\"prterun-host-1@1\" says a PMIx launcher"),
+            ),
+            (
+                "Open MPI's mpirun -n 2",
+                &[
+                    ("OMPI_COMM_WORLD_SIZE", "2"),
+                    ("OMPI_COMM_WORLD_RANK", "0"),
+                    ("PMIX_RANK", "0"),
+                ],
+                Some("OMPI_COMM_WORLD_SIZE=\"2\""),
+            ),
+            (
+                "flux run -o pmi=off -n 2",
+                &[
+                    ("FLUX_JOB_SIZE", "2"),
+                    ("FLUX_TASK_RANK", "0"),
+                    ("FLUX_JOB_ID", "f1"),
+                ],
+                Some("flux run -o pmi=simple"),
+            ),
+            (
+                "HPE PALS, rank 0",
+                &[("PALS_APID", "d4e5"), ("PALS_RANKID", "0")],
+                Some("PALS_APID=\"d4e5\" says HPE PALS"),
+            ),
+            (
+                "IBM jsrun -n 4",
+                &[("JSM_NAMESPACE_SIZE", "4"), ("JSM_NAMESPACE_RANK", "3")],
+                Some("JSM_NAMESPACE_SIZE=\"4\""),
+            ),
+            (
+                "MVAPICH2 mpirun_rsh -np 2",
+                &[("MV2_COMM_WORLD_SIZE", "2"), ("MV2_COMM_WORLD_RANK", "1")],
+                Some("MV2_COMM_WORLD_SIZE=\"2\""),
+            ),
+            (
+                "a stale PMI_SIZE from an outer job",
+                &[("PMI_SIZE", "4")],
+                Some("PMI_SIZE=\"4\" says a PMI-1 process manager started a job of that size"),
+            ),
+        ];
+        for (source, vars, want) in rows {
+            let got = launch(&lookup_from(vars));
+            match want {
+                None => assert_eq!(got, Ok(Launch::Singleton), "{source}"),
+                Some(text) => {
+                    let err = got.expect_err(source);
+                    assert!(err.contains(text), "{source}: {err}");
+                    assert!(
+                        err.contains("refusing to run as rank 0 of 1"),
+                        "{source}: {err}"
+                    );
+                }
+            }
         }
     }
 
