@@ -69,7 +69,7 @@ int main(void)
     for (int which = 0; which < 2; which++) {
         int n = snprintf(line, sizeof line, "cmd=put kvsname=%s key=card-%d-%d value=", kvsname,
                          rank, which);
-        wireup_card(line + n, sizeof line - (size_t)n, rank, which);
+        bc_card(line + n, sizeof line - (size_t)n, rank, which);
         n += (int)strlen(line + n);
         line[n++] = '\n';
         rt_ok(line, (size_t)n);
@@ -86,7 +86,7 @@ int main(void)
                 fail(reply);
             v += 6;
             size_t vlen = strcspn(v, "\n");
-            wireup_card(expected, sizeof expected, peer, which);
+            bc_card(expected, sizeof expected, peer, which);
             ok &= strlen(expected) == vlen && memcmp(v, expected, vlen) == 0;
         }
     rt(barrier, sizeof barrier - 1);

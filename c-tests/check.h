@@ -1,33 +1,84 @@
-/* Tiny assertion helpers for the C tests: one behaviour per program, the exit status is
- * the verdict, and each failed check names its line, the rank and the code seen. */
+/* The one check header of every C (and C++) test program: the C tests, the drop-in
+ * programs, the conformance kit, the MPI programs and the benchmarks. One behaviour per
+ * program, the exit status is the verdict; each failed check names its line, the
+ * process and what was seen, in one write(2) so that lines of several processes never
+ * interleave. With <pmi.h> (or Slurm's) included first it also gives the business-card
+ * exchange of MPI_Init, written once here. */
 #ifndef CHECK_H
 #define CHECK_H
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static int check_failures;
 static int check_rank = -1;
+/* Who is speaking, when "rank N" is not enough (set it with snprintf). */
+static char check_label[64];
+
+/* Write one line to fd with one write(2) (retried on EINTR and short writes); newlines
+ * inside are flattened, and one is added at the end. */
+static inline void check_write_line(int fd, const char *text)
+{
+    char line[3072];
+    size_t len = strlen(text);
+    if (len > sizeof line - 2)
+        len = sizeof line - 2;
+    for (size_t i = 0; i < len; i++)
+        line[i] = text[i] == '\n' || text[i] == '\r' ? ' ' : text[i];
+    line[len++] = '\n';
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, line + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+}
+
+/* A failed check: "FILE:LINE: WHO: message" on stderr. */
+static inline void check_fail(const char *file, int line, const char *fmt, ...)
+{
+    char who[80], text[2048];
+    if (check_label[0])
+        snprintf(who, sizeof who, "%s", check_label);
+    else
+        snprintf(who, sizeof who, "rank %d", check_rank);
+    int n = snprintf(text, sizeof text, "%s:%d: %s: ", file, line, who);
+    if (n < 0 || (size_t)n >= sizeof text)
+        n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
+    va_end(ap);
+    check_write_line(2, text);
+    check_failures++;
+}
 
 #define CHECK(cond)                                                                     \
     do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__,   \
-                    check_rank, #cond);                                                 \
-            check_failures++;                                                           \
-        }                                                                               \
+        if (!(cond))                                                                    \
+            check_fail(__FILE__, __LINE__, "check failed: %s", #cond);                  \
+    } while (0)
+
+/* A check with its own message: CHECKF(cond, "format", args...). */
+#define CHECKF(cond, ...)                                                               \
+    do {                                                                                \
+        if (!(cond))                                                                    \
+            check_fail(__FILE__, __LINE__, __VA_ARGS__);                                \
     } while (0)
 
 /* Check that a call returns the expected PMI code. */
 #define CHECK_RC(call, expected)                                                        \
     do {                                                                                \
         int check_rc_ = (call);                                                         \
-        if (check_rc_ != (expected)) {                                                  \
-            fprintf(stderr, "%s:%d: rank %d: %s returned %d, expected %s (%d)\n",       \
-                    __FILE__, __LINE__, check_rank, #call, check_rc_, #expected,        \
-                    (int)(expected));                                                   \
-            check_failures++;                                                           \
-        }                                                                               \
+        if (check_rc_ != (expected))                                                    \
+            check_fail(__FILE__, __LINE__, "%s returned %d, expected %s (%d)", #call,   \
+                       check_rc_, #expected, (int)(expected));                          \
     } while (0)
 
 /* Give up at once when a step everything else depends on fails. */
@@ -35,8 +86,8 @@ static int check_rank = -1;
     do {                                                                                \
         int check_rc_ = (call);                                                         \
         if (check_rc_ != (expected)) {                                                  \
-            fprintf(stderr, "%s:%d: rank %d: %s returned %d, expected %s: giving up\n", \
-                    __FILE__, __LINE__, check_rank, #call, check_rc_, #expected);       \
+            check_fail(__FILE__, __LINE__, "%s returned %d, expected %s: giving up",     \
+                       #call, check_rc_, #expected);                                    \
             exit(2);                                                                    \
         }                                                                               \
     } while (0)
@@ -45,17 +96,72 @@ static int check_rank = -1;
 #define REQUIRE(cond)                                                                   \
     do {                                                                                \
         if (!(cond)) {                                                                  \
-            fprintf(stderr, "%s:%d: rank %d: %s does not hold: giving up\n", __FILE__,   \
-                    __LINE__, check_rank, #cond);                                       \
+            check_fail(__FILE__, __LINE__, "%s does not hold: giving up", #cond);       \
             exit(2);                                                                    \
         }                                                                               \
     } while (0)
 
-static int check_done(void)
+static inline int check_done(void)
 {
-    if (check_failures)
-        fprintf(stderr, "rank %d: %d check(s) failed\n", check_rank, check_failures);
+    if (check_failures) {
+        char text[128];
+        snprintf(text, sizeof text, "rank %d: %d check(s) failed", check_rank, check_failures);
+        check_write_line(2, text);
+    }
     return check_failures ? 1 : 0;
 }
+
+/* The conformance kit's report line, "@@conf WHO KIND ID TEXT", on stdout. */
+static inline void check_report(const char *who, const char *kind, const char *id, const char *fmt,
+                         va_list ap)
+{
+    char line[3072];
+    int n = snprintf(line, sizeof line, "@@conf %s %s %s ", who, kind, id);
+    if (n < 0 || (size_t)n >= sizeof line)
+        return;
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    check_write_line(1, line);
+}
+
+/* A rank's two business cards, as MPI_Init puts them: a TCP address and a shared-memory
+ * segment (with a ';', which the PMI-2 wire must escape). */
+static inline void bc_card(char *buf, size_t len, int rank, int which)
+{
+    if (which == 0)
+        snprintf(buf, len, "tcp://10.0.%d.%d:%d", rank / 250, rank % 250 + 1, 40000 + rank);
+    else
+        snprintf(buf, len, "shm:/dev/shm/demo-%d;pid-slot=%d", rank, rank * 7);
+}
+
+#ifdef PMI_SUCCESS
+/* The MPI_Init exchange through the PMI-1 API: put this rank's two cards under
+ * "PREFIX-RANK-WHICH", commit, barrier, read every rank's cards back and compare. key,
+ * value and expected are the caller's buffers of keylen, vallen and vallen bytes.
+ * Returns how many of the 2 * size cards came back intact; each miss is a failed check. */
+static inline int bc_exchange(const char *prefix, char *kvs, int rank, int size, char *key, int keylen,
+                       char *value, char *expected, int vallen)
+{
+    for (int which = 0; which < 2; which++) {
+        snprintf(key, (size_t)keylen, "%s-%d-%d", prefix, rank, which);
+        bc_card(value, (size_t)vallen, rank, which);
+        CHECK_RC(PMI_KVS_Put(kvs, key, value), PMI_SUCCESS);
+    }
+    CHECK_RC(PMI_KVS_Commit(kvs), PMI_SUCCESS);
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
+    int learned = 0;
+    for (int peer = 0; peer < size; peer++)
+        for (int which = 0; which < 2; which++) {
+            snprintf(key, (size_t)keylen, "%s-%d-%d", prefix, peer, which);
+            bc_card(expected, (size_t)vallen, peer, which);
+            int rc = PMI_KVS_Get(kvs, key, value, vallen);
+            if (rc == PMI_SUCCESS && strcmp(value, expected) == 0)
+                learned++;
+            else
+                check_fail(__FILE__, __LINE__, "get %s: rc %d, \"%s\", expected \"%s\"", key,
+                           rc, rc == PMI_SUCCESS ? value : "?", expected);
+        }
+    return learned;
+}
+#endif
 
 #endif

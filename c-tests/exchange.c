@@ -8,14 +8,6 @@
 
 #include "check.h"
 
-static void card(char *buf, size_t len, int rank, int which)
-{
-    if (which == 0)
-        snprintf(buf, len, "tcp://10.0.%d.%d:%d", rank / 250, rank % 250 + 1, 40000 + rank);
-    else
-        snprintf(buf, len, "shm:/dev/shm/demo-%d;pid-slot=%d", rank, rank * 7);
-}
-
 int main(int argc, char **argv)
 {
     int spawned, rank, size, namelen, keylen, vallen, nclique;
@@ -33,28 +25,7 @@ int main(int argc, char **argv)
     char *expected = malloc(vallen);
     REQUIRE_RC(PMI_KVS_Get_my_name(kvsname, namelen), PMI_SUCCESS);
 
-    for (int which = 0; which < 2; which++) {
-        snprintf(key, keylen, "card-%d-%d", rank, which);
-        card(value, vallen, rank, which);
-        CHECK_RC(PMI_KVS_Put(kvsname, key, value), PMI_SUCCESS);
-    }
-    CHECK_RC(PMI_KVS_Commit(kvsname), PMI_SUCCESS);
-    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
-
-    int learned = 0;
-    for (int peer = 0; peer < size; peer++) {
-        for (int which = 0; which < 2; which++) {
-            snprintf(key, keylen, "card-%d-%d", peer, which);
-            card(expected, vallen, peer, which);
-            int rc = PMI_KVS_Get(kvsname, key, value, vallen);
-            CHECK_RC(rc, PMI_SUCCESS);
-            if (rc == PMI_SUCCESS && strcmp(value, expected) == 0)
-                learned++;
-            else
-                fprintf(stderr, "rank %d: %s is \"%s\", expected \"%s\"\n", rank, key,
-                        rc == PMI_SUCCESS ? value : "?", expected);
-        }
-    }
+    int learned = bc_exchange("card", kvsname, rank, size, key, keylen, value, expected, vallen);
     REQUIRE_RC(PMI_Get_clique_size(&nclique), PMI_SUCCESS);
     int *clique = malloc(sizeof(int) * nclique);
     REQUIRE_RC(PMI_Get_clique_ranks(clique, nclique), PMI_SUCCESS);
@@ -62,7 +33,7 @@ int main(int argc, char **argv)
 
     if (!quiet) {
         char peers[64] = "", node[256] = "";
-        card(expected, vallen, (rank + 1) % size, 0);
+        bc_card(expected, vallen, (rank + 1) % size, 0);
         snprintf(peers, sizeof peers, "rank %d's is %s", (rank + 1) % size, expected);
         for (int i = 0; i < nclique; i++)
             snprintf(node + strlen(node), sizeof node - strlen(node), "%s%d", i ? "," : "",

@@ -2,7 +2,11 @@
 # The C tests under valgrind memcheck, inside real Hydra jobs: zero errors and zero
 # definite or indirect leaks, or the case fails (--error-exitcode).
 # Usage: c-tests/run-memcheck.sh BINDIR LIBDIR
-source "$(dirname "$0")/lib.sh" "$1" "$2"
+b=$(cd "$1" && pwd)
+source "$(dirname "$0")/../scripts/harness.sh" "$b/logs-memcheck" "$2"
+HARNESS_SUITE=memcheck
+H=("${MPIEXEC:-mpiexec.hydra}" -launcher fork)
+P=("${H[@]}" -pmi-port)
 
 V=(valgrind -q --error-exitcode=9 --leak-check=full --show-leak-kinds=definite,indirect
    --errors-for-leak-kinds=definite,indirect --track-origins=yes)
@@ -18,5 +22,4 @@ run memcheck-port-exchange 0 -- "${P[@]}" -n 2 "${V[@]}" "$b/exchange" -q
 run memcheck-singleton 0 -- "${V[@]}" "$b/singleton"
 run memcheck-options 0 -- "${V[@]}" "$b/options"
 
-echo "memcheck: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary memcheck

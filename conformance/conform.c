@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "../c-tests/check.h"
 
 static int g_rank = -1, g_size = -1, g_child;
 static char *g_kvs;
@@ -39,7 +39,7 @@ static void emit(const char *kind, const char *id, const char *fmt, ...)
     snprintf(who, sizeof who, "%s%d", g_child ? "c" : "", g_rank);
     va_list ap;
     va_start(ap, fmt);
-    report_line(who, kind, id, fmt, ap);
+    check_report(who, kind, id, fmt, ap);
     va_end(ap);
 }
 

@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "../c-tests/check.h"
 
 #define LINE_MAX_BYTES 65536
 
@@ -37,7 +37,7 @@ static void emit(const char *kind, const char *id, const char *fmt, ...)
     snprintf(who, sizeof who, "p%d", rank);
     va_list ap;
     va_start(ap, fmt);
-    report_line(who, kind, id, fmt, ap);
+    check_report(who, kind, id, fmt, ap);
     va_end(ap);
 }
 

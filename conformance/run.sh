@@ -31,19 +31,14 @@ if [ -z "$launcher" ] || [ -z "$bin" ]; then
     exit 2
 fi
 bin=$(cd "$bin" && pwd)
-logs=${logs:-$bin/logs}
-mkdir -p "$logs"
-if [ -n "$lib" ]; then
-    lib=$(cd "$lib" && pwd)
-    export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-# The launcher sets these for its processes; stale ones from a calling job must not leak.
-unset PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE PMI_SPAWNED PMI_DEBUG
+# The harness gives the clean environment and puts --lib first on LD_LIBRARY_PATH.
+source "$(dirname "$0")/../scripts/harness.sh" "${logs:-$bin/logs}" "$lib"
+logs=$logdir
 
 read -r -a L <<<"$launcher"
-timeout 120 "${L[@]}" "$bin/conform" >"$logs/conform.out" 2>"$logs/conform.err"
+timeout -k 5 "$HARNESS_TIMEOUT" "${L[@]}" "$bin/conform" >"$logs/conform.out" 2>"$logs/conform.err"
 conform_status=$?
-timeout 120 "${L[@]}" "$bin/probe" >"$logs/probe.out" 2>"$logs/probe.err"
+timeout -k 5 "$HARNESS_TIMEOUT" "${L[@]}" "$bin/probe" >"$logs/probe.out" 2>"$logs/probe.err"
 probe_status=$?
 
 # Launchers may prefix each line (srun --label, flux run --label-io): match anywhere.

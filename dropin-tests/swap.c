@@ -17,25 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define EXPECT(cond, ...)                                                                \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "swap: rank %d: %s:%d: ", rank, __FILE__, __LINE__);         \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-            failures++;                                                                  \
-        }                                                                                \
-    } while (0)
-
-static void card(char *buf, size_t len, int rank, int which)
-{
-    if (which == 0)
-        snprintf(buf, len, "tcp://192.168.%d.%d:%d", rank / 250, rank % 250 + 1, 50000 + rank);
-    else
-        snprintf(buf, len, "ib:lid=%d,qpn=%d", 100 + rank, 7000 + rank * 13);
-}
+#include "../c-tests/check.h"
 
 int main(int argc, char **argv)
 {
@@ -52,46 +34,31 @@ int main(int argc, char **argv)
         fprintf(stderr, "swap: PMI_Init returned %d (libpmi.so.0 loaded from %s)\n", rc, loaded);
         return 2;
     }
-    EXPECT(PMI_Get_rank(&rank) == PMI_SUCCESS, "PMI_Get_rank");
-    EXPECT(PMI_Get_size(&size) == PMI_SUCCESS && size >= 1, "PMI_Get_size");
+    CHECKF(PMI_Get_rank(&rank) == PMI_SUCCESS, "PMI_Get_rank");
+    check_rank = rank;
+    snprintf(check_label, sizeof check_label, "swap: rank %d", rank);
+    CHECKF(PMI_Get_size(&size) == PMI_SUCCESS && size >= 1, "PMI_Get_size");
     if (argc > 1) {
         char want[PATH_MAX];
-        EXPECT(realpath(argv[1], want) && strcmp(want, loaded) == 0,
+        CHECKF(realpath(argv[1], want) && strcmp(want, loaded) == 0,
                "libpmi.so.0 was loaded from %s, not %s", loaded, argv[1]);
     }
-    EXPECT(PMI_KVS_Get_name_length_max(&namelen) == PMI_SUCCESS && namelen > 1, "name max");
-    EXPECT(PMI_KVS_Get_key_length_max(&keylen) == PMI_SUCCESS && keylen > 1, "key max");
-    EXPECT(PMI_KVS_Get_value_length_max(&vallen) == PMI_SUCCESS && vallen > 1, "value max");
-    if (failures || size < 1 || namelen < 2 || keylen < 2 || vallen < 2) {
+    CHECKF(PMI_KVS_Get_name_length_max(&namelen) == PMI_SUCCESS && namelen > 1, "name max");
+    CHECKF(PMI_KVS_Get_key_length_max(&keylen) == PMI_SUCCESS && keylen > 1, "key max");
+    CHECKF(PMI_KVS_Get_value_length_max(&vallen) == PMI_SUCCESS && vallen > 1, "value max");
+    if (check_failures || size < 1 || namelen < 2 || keylen < 2 || vallen < 2) {
         fprintf(stderr, "swap: giving up (libpmi.so.0 loaded from %s)\n", loaded);
         return 2;
     }
     char *kvs = malloc(namelen), *key = malloc(keylen), *value = malloc(vallen),
          *want = malloc(vallen);
-    EXPECT(PMI_KVS_Get_my_name(kvs, namelen) == PMI_SUCCESS, "PMI_KVS_Get_my_name");
-    for (int which = 0; which < 2; which++) {
-        snprintf(key, keylen, "bc-%d-%d", rank, which);
-        card(value, vallen, rank, which);
-        EXPECT(PMI_KVS_Put(kvs, key, value) == PMI_SUCCESS, "put %s", key);
-    }
-    EXPECT(PMI_KVS_Commit(kvs) == PMI_SUCCESS, "PMI_KVS_Commit");
-    EXPECT(PMI_Barrier() == PMI_SUCCESS, "PMI_Barrier");
-    int read_back = 0;
-    for (int peer = 0; peer < size; peer++)
-        for (int which = 0; which < 2; which++) {
-            snprintf(key, keylen, "bc-%d-%d", peer, which);
-            card(want, vallen, peer, which);
-            rc = PMI_KVS_Get(kvs, key, value, vallen);
-            if (rc == PMI_SUCCESS && strcmp(value, want) == 0)
-                read_back++;
-            else
-                EXPECT(0, "get %s: rc %d", key, rc);
-        }
-    EXPECT(PMI_Barrier() == PMI_SUCCESS, "second PMI_Barrier");
-    EXPECT(PMI_Finalize() == PMI_SUCCESS, "PMI_Finalize");
+    CHECKF(PMI_KVS_Get_my_name(kvs, namelen) == PMI_SUCCESS, "PMI_KVS_Get_my_name");
+    int read_back = bc_exchange("bc", kvs, rank, size, key, keylen, value, want, vallen);
+    CHECKF(PMI_Barrier() == PMI_SUCCESS, "second PMI_Barrier");
+    CHECKF(PMI_Finalize() == PMI_SUCCESS, "PMI_Finalize");
     printf("rank %d of %d: %d/%d business cards, libpmi.so.0 from %s\n", rank, size, read_back,
            2 * size, loaded);
-    EXPECT(read_back == 2 * size, "read %d of %d cards", read_back, 2 * size);
+    CHECKF(read_back == 2 * size, "read %d of %d cards", read_back, 2 * size);
     free(kvs), free(key), free(value), free(want);
-    return failures ? 1 : 0;
+    return check_done();
 }

@@ -22,10 +22,10 @@ $(BENCH_BIN)/canned_server: bench/canned_server.c
 	mkdir -p $(BENCH_BIN)
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
-$(BENCH_BIN)/wireup_raw: bench/wireup_raw.c bench/wireup.h
+$(BENCH_BIN)/wireup_raw: bench/wireup_raw.c bench/wireup.h c-tests/check.h
 	mkdir -p $(BENCH_BIN)
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
-$(BENCH_BIN)/%: bench/%.c bench/wireup.h include/pmi.h $(LIB)/libpmi.so.0
+$(BENCH_BIN)/%: bench/%.c bench/wireup.h c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(BENCH_BIN)
 	$(CC) $(BENCH_CFLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi

@@ -34,7 +34,7 @@ check-dropin: test-dropin check-conformance
 # --- the drop-in programs ----------------------------------------------------------------
 # Compiled against Slurm's header and linked with Slurm's library (no rpath), as a legacy
 # code is: the swap must happen at run time.
-$(DROPIN_BIN)/swap: dropin-tests/swap.c
+$(DROPIN_BIN)/swap: dropin-tests/swap.c c-tests/check.h
 	mkdir -p $(DROPIN_BIN)
 	$(CC) $(CFLAGS_T) -I/usr/include/slurm -o $@ $< -L$(SLURM_LIBDIR) -lpmi -ldl
 
@@ -45,7 +45,7 @@ $(DROPIN_BIN)/dlopen: dropin-tests/dlopen.c
 
 # C++ against the installed library, through pkg-config only. Installs every time: the
 # layout under test is what `make install` makes now.
-$(DROPIN_BIN)/app-cxx: dropin-tests/app.cpp lib
+$(DROPIN_BIN)/app-cxx: dropin-tests/app.cpp c-tests/check.h lib
 	mkdir -p $(DROPIN_BIN)
 	rm -rf $(DROPIN_PREFIX)
 	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(DROPIN_PREFIX) >/dev/null
@@ -56,12 +56,12 @@ test-dropin: deps-hydra lib $(DROPIN_BIN)/swap $(DROPIN_BIN)/dlopen $(DROPIN_BIN
 	MPIEXEC="$(MPIEXEC)" dropin-tests/run.sh $(DROPIN_BIN) $(LIB) $(DROPIN_PREFIX)
 
 # --- the conformance kit -------------------------------------------------------------------
-$(CONF_BIN)/conform: conformance/conform.c conformance/report.h include/pmi.h $(LIB)/libpmi.so.0
+$(CONF_BIN)/conform: conformance/conform.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(CONF_BIN)
 	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi -ldl
 
 # The raw wire probe does not link any libpmi.
-$(CONF_BIN)/probe: conformance/probe.c conformance/report.h
+$(CONF_BIN)/probe: conformance/probe.c c-tests/check.h
 	mkdir -p $(CONF_BIN)
 	$(CC) $(CFLAGS_T) -o $@ $<
 

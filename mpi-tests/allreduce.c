@@ -14,29 +14,29 @@ int main(int argc, char **argv)
     int rank = -1, size = -1;
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    snprintf(mpit_label, sizeof mpit_label, "allreduce[%d]", rank);
+    snprintf(check_label, sizeof check_label, "allreduce[%d]", rank);
 
     if (argc > 1)
-        CHECK(size == atoi(argv[1]), "MPI_Comm_size %d, expected %s", size, argv[1]);
-    CHECK(rank >= 0 && rank < size, "rank %d of %d", rank, size);
+        CHECKF(size == atoi(argv[1]), "MPI_Comm_size %d, expected %s", size, argv[1]);
+    CHECKF(rank >= 0 && rank < size, "rank %d of %d", rank, size);
 
     long mine = rank + 1, sum = 0;
     MPI_OK(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
     long want = (long)size * (size + 1) / 2;
-    CHECK(sum == want, "allreduce sum %ld, expected %ld", sum, want);
+    CHECKF(sum == want, "allreduce sum %ld, expected %ld", sum, want);
 
     /* A ring: each rank sends its rank to the next and receives from the previous. */
     int next = (rank + 1) % size, prev = (rank + size - 1) % size, got = -1;
     MPI_OK(MPI_Sendrecv(&rank, 1, MPI_INT, next, 7, &got, 1, MPI_INT, prev, 7,
                         MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    CHECK(got == prev, "ring: got %d from rank %d", got, prev);
+    CHECKF(got == prev, "ring: got %d from rank %d", got, prev);
 
     MPI_Comm node;
     int local = -1;
     MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     MPI_OK(MPI_Comm_size(node, &local));
     if (argc > 2)
-        CHECK(local == atoi(argv[2]), "ranks on my node %d, expected %s", local, argv[2]);
+        CHECKF(local == atoi(argv[2]), "ranks on my node %d, expected %s", local, argv[2]);
     MPI_OK(MPI_Comm_free(&node));
 
     int universe_flag = 0, *universe = NULL;

@@ -19,7 +19,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     int rank = -1;
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-    snprintf(mpit_label, sizeof mpit_label, "longport[%d]", rank);
+    snprintf(check_label, sizeof check_label, "longport[%d]", rank);
     int len = argc > 1 ? atoi(argv[1]) : 600;
     if (len < 1 || len > 900)
         len = 600;
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof out.guard; i++)
             if (out.guard[i] != 'G')
                 past = i + 1;
-        CHECK(past == 0, "MPI_Lookup_name wrote %zu bytes past the %d-byte port buffer", past,
+        CHECKF(past == 0, "MPI_Lookup_name wrote %zu bytes past the %d-byte port buffer", past,
               MPI_MAX_PORT_NAME);
         const char *nul = memchr(out.port, '\0', sizeof out.port);
         size_t in_buf = nul ? (size_t)(nul - out.port) : sizeof out.port;

@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     }
     const char *service = argc > 1 ? argv[1] : "libpmi-mpi-check";
     int server = rank < size / 2;
-    snprintf(mpit_label, sizeof mpit_label, "pubname %s[%d]", server ? "server" : "client", rank);
+    snprintf(check_label, sizeof check_label, "pubname %s[%d]", server ? "server" : "client", rank);
 
     MPI_Comm half, inter;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, server, rank, &half));
@@ -44,14 +44,14 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         if (hrank == 0) {
             MPI_OK(MPI_Lookup_name(service, MPI_INFO_NULL, port));
-            CHECK(strlen(port) > 0, "empty port name from MPI_Lookup_name");
+            CHECKF(strlen(port) > 0, "empty port name from MPI_Lookup_name");
         }
         MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, half, &inter));
     }
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
     int remote = -1;
     MPI_OK(MPI_Comm_remote_size(inter, &remote));
-    CHECK(remote == size / 2, "remote group of %d", remote);
+    CHECKF(remote == size / 2, "remote group of %d", remote);
 
     /* The roots: server sends, client answers with the message extended. */
     char msg[128] = "";
@@ -63,10 +63,10 @@ int main(int argc, char **argv)
             MPI_OK(MPI_Recv(answer, sizeof answer, MPI_CHAR, 0, 12, inter, MPI_STATUS_IGNORE));
             char want[160];
             snprintf(want, sizeof want, "ack: %s", msg);
-            CHECK(strcmp(answer, want) == 0, "answer '%s'", answer);
+            CHECKF(strcmp(answer, want) == 0, "answer '%s'", answer);
         } else {
             MPI_OK(MPI_Recv(msg, sizeof msg, MPI_CHAR, 0, 11, inter, MPI_STATUS_IGNORE));
-            CHECK(strncmp(msg, "hello from the server", 21) == 0, "message '%s'", msg);
+            CHECKF(strncmp(msg, "hello from the server", 21) == 0, "message '%s'", msg);
             char answer[160];
             snprintf(answer, sizeof answer, "ack: %s", msg);
             MPI_OK(MPI_Send(answer, (int)strlen(answer) + 1, MPI_CHAR, 0, 12, inter));
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     int mine = server ? 100 * (hrank + 1) : hrank + 1, sum = 0;
     MPI_OK(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, inter));
     int want = server ? hsize * (hsize + 1) / 2 : 100 * hsize * (hsize + 1) / 2;
-    CHECK(sum == want, "intercomm allreduce %d, expected %d", sum, want);
+    CHECKF(sum == want, "intercomm allreduce %d, expected %d", sum, want);
     MPI_OK(MPI_Comm_disconnect(&inter));
 
     if (server && hrank == 0) {
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
     if (!server && hrank == 0) {
         char again[MPI_MAX_PORT_NAME] = "";
         int rc = MPI_Lookup_name(service, MPI_INFO_NULL, again);
-        CHECK(rc != MPI_SUCCESS, "lookup after unpublish found '%s'", again);
+        CHECKF(rc != MPI_SUCCESS, "lookup after unpublish found '%s'", again);
     }
     MPI_OK(MPI_Comm_free(&half));
 

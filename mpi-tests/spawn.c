@@ -21,13 +21,13 @@ static int child(int argc, char **argv, MPI_Comm parent)
     int rank = -1, size = -1, nparents = -1;
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    snprintf(mpit_label, sizeof mpit_label, "spawn child[%d]", rank);
+    snprintf(check_label, sizeof check_label, "spawn child[%d]", rank);
     MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
     MPI_OK(MPI_Comm_remote_size(parent, &nparents));
     int expected = argc > 2 ? atoi(argv[2]) : -1;
     int exit_code = argc > 3 ? atoi(argv[3]) : 0;
-    CHECK(!(argc > 4 && strcmp(argv[4], "fail") == 0), "asked to fail");
-    CHECK(expected < 0 || size == expected, "world size %d, expected %d", size, expected);
+    CHECKF(!(argc > 4 && strcmp(argv[4], "fail") == 0), "asked to fail");
+    CHECKF(expected < 0 || size == expected, "world size %d, expected %d", size, expected);
 
     int one = rank + 1, world_sum = 0;
     MPI_OK(MPI_Allreduce(&one, &world_sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
@@ -37,7 +37,7 @@ static int child(int argc, char **argv, MPI_Comm parent)
 
     int token = -1;
     MPI_OK(MPI_Recv(&token, 1, MPI_INT, 0, 1, parent, MPI_STATUS_IGNORE));
-    CHECK(token == 1000 * (rank + 1) + 7, "token %d", token);
+    CHECKF(token == 1000 * (rank + 1) + 7, "token %d", token);
 
     int *appnum = NULL, flag = 0;
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag));
@@ -50,7 +50,7 @@ static int child(int argc, char **argv, MPI_Comm parent)
     reply[R_INTER_SUM] = inter_sum;
     reply[R_PARENTS] = nparents;
     reply[R_APPNUM] = flag ? *appnum : -1;
-    reply[R_FAIL] = mpit_failures;
+    reply[R_FAIL] = check_failures;
     MPI_OK(MPI_Send(reply, R_N, MPI_INT, 0, 2, parent));
 
     MPI_OK(MPI_Comm_disconnect(&parent));
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     int rank = -1, size = -1;
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    snprintf(mpit_label, sizeof mpit_label, "spawn parent[%d]", rank);
+    snprintf(check_label, sizeof check_label, "spawn parent[%d]", rank);
     int n = argc > 1 ? atoi(argv[1]) : 2;
     const char *child_exit = argc > 2 ? argv[2] : "0";
     const char *fail = argc > 3 ? argv[3] : NULL;
@@ -89,14 +89,14 @@ int main(int argc, char **argv)
                           errcodes));
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
     for (int i = 0; i < n; i++)
-        CHECK(errcodes[i] == MPI_SUCCESS, "errcodes[%d] = %d", i, errcodes[i]);
+        CHECKF(errcodes[i] == MPI_SUCCESS, "errcodes[%d] = %d", i, errcodes[i]);
     int remote = -1;
     MPI_OK(MPI_Comm_remote_size(inter, &remote));
-    CHECK(remote == n, "remote group of %d, expected %d", remote, n);
+    CHECKF(remote == n, "remote group of %d, expected %d", remote, n);
 
     int mine = (rank + 1) * 10, inter_sum = 0; /* the children's rank+1, summed */
     MPI_OK(MPI_Allreduce(&mine, &inter_sum, 1, MPI_INT, MPI_SUM, inter));
-    CHECK(inter_sum == n * (n + 1) / 2, "intercomm allreduce %d", inter_sum);
+    CHECKF(inter_sum == n * (n + 1) / 2, "intercomm allreduce %d", inter_sum);
 
     int good = 0;
     if (rank == 0) {
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
             int ok = r[R_RANK] == i && r[R_SIZE] == n && r[R_TOKEN2] == 2 * (1000 * (i + 1) + 7) &&
                      r[R_WORLD_SUM] == n * (n + 1) / 2 && r[R_INTER_SUM] == want_parents_sum &&
                      r[R_PARENTS] == size && r[R_APPNUM] == 0 && r[R_FAIL] == 0;
-            CHECK(ok,
+            CHECKF(ok,
                   "child %d replied rank %d size %d token*2 %d world sum %d inter sum %d "
                   "parents %d appnum %d failures %d",
                   i, r[R_RANK], r[R_SIZE], r[R_TOKEN2], r[R_WORLD_SUM], r[R_INTER_SUM],

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Install what `make demo` and `make check` need and the machine lacks: Debian's mpich
-# (mpiexec.hydra), libpmi0-dev (the reference pmi.h and Slurm's libpmi.so.0), and the
-# pinned cbindgen. Says exactly what to install when it cannot do it itself.
+# Install what `make demo`, `make check` and `make compat` need and the machine lacks:
+# Debian's mpich (mpiexec.hydra), libpmi0-dev (the reference pmi.h and Slurm's
+# libpmi.so.0), Slurm and munge, libpmix2 (Slurm's --mpi=pmix), and the pinned cbindgen. Says exactly what to install when it cannot do it itself.
 # Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [cbindgen] [pkg-config] [valgrind] [mandoc]
+#                                [slurm] [pmix] [unzip]
 set -eu
 CBINDGEN_VERSION=${CBINDGEN_VERSION:-0.29.0}
 want=("$@")
@@ -17,6 +18,11 @@ for w in "${want[@]}"; do
         pkg-config) command -v pkg-config >/dev/null || packages+=(pkgconf) ;;
         valgrind) command -v valgrind >/dev/null || packages+=(valgrind) ;;
         mandoc) command -v mandoc >/dev/null || packages+=(mandoc) ;;
+        slurm) command -v slurmd >/dev/null && command -v slurmctld >/dev/null &&
+               command -v srun >/dev/null && command -v munged >/dev/null ||
+               packages+=(slurmd slurmctld slurm-client munge) ;;
+        pmix) [ -e /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2 ] || packages+=(libpmix2) ;;
+        unzip) command -v unzip >/dev/null || packages+=(unzip) ;;
         *) echo "ensure-deps: unknown dependency '$w'" >&2; exit 2 ;;
     esac
 done

@@ -1,0 +1,137 @@
+# The one test harness, sourced by every runner (c-tests, memcheck, drop-in, MPI programs,
+# the conformance kit, the benchmarks): a clean environment, the launchers, running a case
+# with a timeout, its verdict, and which libpmi.so.0 a binary loads.
+#
+#   source scripts/harness.sh LOGDIR [LIBDIR]
+#
+# LIBDIR, when given, is put first on LD_LIBRARY_PATH (the library under test).
+# Counters: passed, failed. A results file (HARNESS_RESULTS, optional) gets one line per
+# verdict, "SUITE<TAB>LAUNCHER<TAB>CASE<TAB>PASS|FAIL<TAB>detail", for `make compat`.
+set -u
+harness_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+logdir=$(mkdir -p "$1" && cd "$1" && pwd)
+libdir=""
+if [ $# -ge 2 ] && [ -n "$2" ]; then
+    libdir=$(cd "$2" && pwd)
+    export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+# A launcher sets these for its processes; stale ones from a calling job must not leak.
+unset PMI_DEBUG PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE PMI_SPAWNED
+passed=0
+failed=0
+HARNESS_SUITE=${HARNESS_SUITE:-tests}
+HARNESS_TIMEOUT=${HARNESS_TIMEOUT:-120}
+LAUNCHER=${LAUNCHER:-hydra4}
+
+# --- verdicts -----------------------------------------------------------------------------
+record() { # VERDICT NAME DETAIL
+    [ -n "${HARNESS_RESULTS:-}" ] &&
+        printf '%s\t%s\t%s\t%s\t%s\n' "$HARNESS_SUITE" "$LAUNCHER" "$2" "$1" "$3" >>"$HARNESS_RESULTS"
+    return 0
+}
+pass() { # NAME [DETAIL]
+    passed=$((passed + 1))
+    echo "PASS $1${2:+ ($2)}"
+    record PASS "$1" "${2:-}"
+}
+fail() { # NAME WHY [LOG]
+    failed=$((failed + 1))
+    echo "FAIL $1 ($2)"
+    [ -n "${3:-}" ] && [ -f "$3" ] && sed 's/^/    | /' "$3" | tail -n 30
+    record FAIL "$1" "$2"
+}
+# The closing line every runner prints, and its exit status.
+summary() { # LABEL
+    echo "$1: $passed passed, $failed failed"
+    [ "$failed" = 0 ]
+}
+
+# run NAME STATUS [CHECK]... -- COMMAND...
+#   CHECK is --expect FILE TEXT, --absent FILE TEXT, --count N TEXT (in the output), or
+#   --show FILE TEXT (as --expect, and the first line holding TEXT is the case's detail);
+#   FILE may be "log": the command's own output (stdout and stderr).
+# The verdict: COMMAND exits with STATUS ("nonzero" for any failure; a timeout is never
+# a pass) and every check holds.
+run() {
+    local name=$1 want=$2 log=$logdir/$1.log
+    shift 2
+    local checks=()
+    while [ "$1" != -- ]; do checks+=("$1" "$2" "$3"); shift 3; done
+    shift
+    timeout -k 5 "$HARNESS_TIMEOUT" "$@" >"$log" 2>&1
+    local got=$? why="" detail=""
+    if [ "$got" = 124 ] || [ "$got" = 137 ]; then
+        why="timed out after $HARNESS_TIMEOUT s"
+    elif [ "$want" = nonzero ]; then
+        [ "$got" != 0 ] || why="exit 0, expected a failure"
+    elif [ "$got" != "$want" ]; then
+        why="exit $got, expected $want"
+    fi
+    local i
+    for ((i = 0; i < ${#checks[@]}; i += 3)); do
+        local kind=${checks[i]} arg=${checks[i + 1]} text=${checks[i + 2]}
+        [ "$arg" = log ] && arg=$log
+        case $kind in
+            --expect) grep -qaF -- "$text" "$arg" 2>/dev/null || why="$why; no \"$text\" in $arg" ;;
+            --absent) ! grep -qaF -- "$text" "$arg" 2>/dev/null || why="$why; unexpected \"$text\" in $arg" ;;
+            --show)
+                detail=$(grep -aF -m 1 -- "$text" "$arg" 2>/dev/null | sed 's/^ *//')
+                [ -n "$detail" ] || why="$why; no \"$text\" in $arg" ;;
+            --count) [ "$(grep -caF -- "$text" "$log")" = "$arg" ] || why="$why; \"$text\" not $arg times" ;;
+            *) why="$why; unknown check $kind" ;;
+        esac
+    done
+    if [ -z "$why" ]; then pass "$name" "$detail"; else fail "$name" "${why#; }" "$log"; fi
+}
+
+# The file a binary's libpmi.so.0 resolves to with the current LD_LIBRARY_PATH.
+resolved_libpmi() { ldd "$1" | awk -v so="${2:-libpmi.so.0}" '$1 == so {print $3}'; }
+
+# check_loaded BINARY: the library under test is the one the dynamic linker picks.
+check_loaded() {
+    local loaded
+    loaded=$(resolved_libpmi "$1")
+    if [ "$loaded" = "$libdir/libpmi.so.0" ]; then
+        pass ldd-loads-ours "$loaded"
+    else
+        fail ldd-loads-ours "libpmi.so.0 resolves to '$loaded', not $libdir/libpmi.so.0"
+    fi
+}
+
+# --- launchers ----------------------------------------------------------------------------
+# launcher KIND NP [NODES]: sets the array L to the command that starts NP processes of the
+# program that follows, on NODES (1 or 2) nodes, simulated on this machine where the
+# launcher can. Kinds (scripts/launchers.sh sets up the ones that need it):
+#   hydra4       Debian's MPICH 4.0.2 mpiexec.hydra (PMI_FD)
+#   hydra4-port  the same with -pmi-port (PMI_PORT)
+#   hydra5       MPICH 5.0.2's mpiexec.hydra (HYDRA5_ROOT)
+#   impi         Intel MPI 2021.19's mpiexec.hydra (IMPI_ROOT)
+#   srun         Slurm's srun --mpi=pmi2 (SLURM_CONF), one node
+launcher() {
+    local kind=$1 np=$2 nodes=${3:-1}
+    local ppn=$(((np + nodes - 1) / nodes))
+    case $kind in
+        hydra4 | hydra4-port | hydra5 | hydra5-port)
+            local exe=${MPIEXEC:-mpiexec.hydra}
+            case $kind in hydra5*) exe=$HYDRA5_ROOT/bin/mpiexec.hydra ;; esac
+            L=("$exe" -launcher fork)
+            case $kind in *-port) L+=(-pmi-port) ;; esac
+            [ "$nodes" = 1 ] || L+=(-hosts "a:$ppn,b:$ppn")
+            L+=(-n "$np")
+            ;;
+        impi)
+            L=(env I_MPI_ROOT="$IMPI_ROOT" PATH="$IMPI_ROOT/bin:$PATH" "$IMPI_ROOT/bin/mpiexec.hydra"
+               -bootstrap fork)
+            [ "$nodes" = 1 ] || L+=(-hosts localhost,127.0.0.1 -ppn "$ppn")
+            L+=(-n "$np")
+            ;;
+        srun)
+            [ "$nodes" = 1 ] || { echo "harness: srun runs on one node here" >&2; return 1; }
+            L=(srun --mpi=pmi2 --kill-on-bad-exit=1 -n "$np")
+            ;;
+        *) echo "harness: unknown launcher '$kind'" >&2; return 1 ;;
+    esac
+}
+
+# Whether KIND can simulate two nodes on this machine.
+launcher_has_two_nodes() { [ "$1" != srun ]; }
