@@ -25,11 +25,10 @@ N1=200
 N2=1200
 
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
-LOG=$BIN/logs
-rm -rf "$LOG"
-mkdir -p "$LOG"
-export LD_LIBRARY_PATH=$PWD/$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-unset PMI_DEBUG PMI_PORT PMI_ID PMI_SPAWNED PMI_FD PMI_RANK PMI_SIZE
+rm -rf "$BIN/logs"
+# The harness: a clean environment and the library under test first on LD_LIBRARY_PATH.
+source scripts/harness.sh "$BIN/logs" "$LIBDIR"
+LOG=$logdir
 
 say() { echo "bench: $*" >&2; }
 

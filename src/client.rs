@@ -280,6 +280,11 @@ impl Client {
                 return Err(PmiError::InvalidKey);
             }
         };
+        let value = if key == MAPPING_KEY {
+            spell_out_mapping(value, self.id.size, self.maxes.value)
+        } else {
+            value
+        };
         Ok(self.gets.entry(key.to_vec()).or_insert(value).as_slice())
     }
 
@@ -452,6 +457,33 @@ pub fn abort_line(code: i32) -> Vec<u8> {
 
 /// The KVS key under which the process manager publishes the job layout (RFC 13).
 const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
+
+/// A mapping that places fewer ranks than the job has, and so must be read again from
+/// its start (Hydra 4.0.2 writes `(vector,(0,1,1))` for `-n 4` on one host), is answered
+/// written out in full: the same node for every rank, for readers that do not repeat it
+/// (Intel MPI 2021 aborts at random on the short form). Unchanged when it is not a
+/// mapping, needs no repeating, or would not fit in a value with its NUL.
+fn spell_out_mapping(value: Vec<u8>, size: i32, vallen_max: usize) -> Vec<u8> {
+    let Ok(size) = u32::try_from(size) else {
+        return value;
+    };
+    let full = match Mapping::parse(&value) {
+        Ok(mapping) if mapping.repeats_within(size) => {
+            mapping.spelled_out(size, vallen_max.saturating_sub(1))
+        }
+        _ => None,
+    };
+    match full {
+        Some(full) => {
+            trace::line(format_args!(
+                "PMI_process_mapping \"{}\" written out for {size} ranks: \"{full}\"",
+                value.escape_ascii()
+            ));
+            full.into_bytes()
+        }
+        None => value,
+    }
+}
 
 fn warn_mapping(text: &[u8], e: &MappingError) {
     trace::warn(format_args!(

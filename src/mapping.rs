@@ -207,6 +207,67 @@ impl Mapping {
     }
 }
 
+/// The most ranks [`Mapping::spelled_out`] walks: it costs a step per rank.
+pub const SPELL_OUT_MAX_RANKS: u32 = 1 << 20;
+
+impl Mapping {
+    /// Whether one cycle of the vector places fewer than `size` ranks, so that a reader
+    /// must start it again to place them all (Hydra 4.0.2 writes `(vector,(0,1,1))` for
+    /// `-n 4` on one host).
+    pub fn repeats_within(&self, size: u32) -> bool {
+        self.period < u64::from(size)
+    }
+
+    /// The same placement of `size` ranks written out in full as RFC 13 blocks, no
+    /// repeat groups and no cycle: `(vector,(0,1,1))` with 4 ranks is `(vector,(0,1,4))`,
+    /// `(vector,(0,2,1))` with 4 is `(vector,(0,2,1),(0,2,1))`. Readers that never
+    /// repeat the vector (Intel MPI 2021) place every rank right with it. None when it
+    /// would be longer than `max_len` bytes or `size` is over [`SPELL_OUT_MAX_RANKS`].
+    pub fn spelled_out(&self, size: u32, max_len: usize) -> Option<String> {
+        if size == 0 || size > SPELL_OUT_MAX_RANKS {
+            return None;
+        }
+        let mut text = String::from("(vector");
+        // The block being built: (first node, nodes, ppn); and the run of ranks on one
+        // node being counted: (node, ranks).
+        let mut block: Option<(u64, u64, u64)> = None;
+        let mut run: Option<(u64, u64)> = None;
+        let close = |block: (u64, u64, u64), text: &mut String| -> Option<()> {
+            use std::fmt::Write;
+            let _ = write!(text, ",({},{},{})", block.0, block.1, block.2);
+            (text.len() < max_len).then_some(())
+        };
+        for rank in 0..=size {
+            let node = if rank < size {
+                Some(self.node_of(rank, size)?)
+            } else {
+                None
+            };
+            match (run, node) {
+                (Some((n, len)), Some(next)) if n == next => run = Some((n, len + 1)),
+                _ => {
+                    if let Some((n, len)) = run {
+                        block = match block {
+                            Some((first, nodes, ppn)) if ppn == len && first + nodes == n => {
+                                Some((first, nodes + 1, ppn))
+                            }
+                            Some(done) => {
+                                close(done, &mut text)?;
+                                Some((n, 1, len))
+                            }
+                            None => Some((n, 1, len)),
+                        };
+                    }
+                    run = node.map(|n| (n, 1));
+                }
+            }
+        }
+        close(block?, &mut text)?;
+        text.push(')');
+        (text.len() <= max_len).then_some(text)
+    }
+}
+
 /// Node of the rank at `offset` within one pass of `items`.
 fn locate(items: &[Item], mut offset: u64) -> Option<u64> {
     for item in items {
@@ -634,6 +695,66 @@ mod tests {
             cliques: &[(2, &[0, 1, 2])],
         },
     ];
+
+    /// Spelled out: (mapping, size, the same placement written in full or None).
+    #[test]
+    fn repeating_mappings_are_spelled_out() {
+        let rows: &[(&str, u32, Option<&str>)] = &[
+            // Hydra 4.0.2, `-n 4` on one host without slot counts (FIELD-NOTES).
+            ("(vector,(0,1,1))", 4, Some("(vector,(0,1,4))")),
+            // Hydra 4.0.2, `-hosts a:1,b:1 -n 4`: round robin.
+            ("(vector,(0,2,1))", 4, Some("(vector,(0,2,1),(0,2,1))")),
+            // Hydra 4.0.2, `-hosts a:3,b:1 -n 6`: ranks 4 and 5 back on node 0.
+            (
+                "(vector,(0,1,3),(1,1,1))",
+                6,
+                Some("(vector,(0,1,3),(1,1,1),(0,1,2))"),
+            ),
+            // MPICH 4.1+ repeat groups.
+            (
+                "(vector,[(0,2,1)]x2)",
+                6,
+                Some("(vector,(0,2,1),(0,2,1),(0,2,1))"),
+            ),
+            ("(vector,0)", 3, Some("(vector,(0,1,3))")),
+            ("(vector,(0,2,2))", 1, Some("(vector,(0,1,1))")),
+            // Too long for the room given, and too many ranks to walk.
+            ("(vector,(0,2,1))", 400, None),
+            ("(vector,(0,1,1))", SPELL_OUT_MAX_RANKS + 1, None),
+        ];
+        for &(text, size, want) in rows {
+            let mapping = Mapping::parse(text.as_bytes()).unwrap();
+            assert_eq!(
+                mapping.spelled_out(size, 1023).as_deref(),
+                want,
+                "{text} x {size}"
+            );
+        }
+        assert!(Mapping::parse(b"(vector,(0,1,1))")
+            .unwrap()
+            .repeats_within(2));
+        assert!(!Mapping::parse(b"(vector,(0,1,16))")
+            .unwrap()
+            .repeats_within(4));
+    }
+
+    proptest! {
+        /// Written out, a mapping places every rank on the same node, needs no cycle, and
+        /// fits in the room given.
+        #[test]
+        fn spelled_out_keeps_every_rank_in_place(layout in layouts(), room in 16usize..2048) {
+            let mapping = Mapping::parse(encode_rfc13(&layout).as_bytes()).unwrap();
+            let (size, nodes) = (layout.size, simulate(&layout));
+            if let Some(full) = mapping.spelled_out(size, room) {
+                prop_assert!(full.len() <= room);
+                let again = Mapping::parse(full.as_bytes()).unwrap();
+                prop_assert!(!again.repeats_within(size));
+                for (rank, &node) in (0..size).zip(&nodes) {
+                    prop_assert_eq!(again.node_of(rank, size), Some(node));
+                }
+            }
+        }
+    }
 
     #[test]
     fn valid_strings() {

@@ -906,3 +906,35 @@ fn clique_is_this_rank_when_keylen_max_cannot_hold_the_mapping_key() {
     let expected = [INIT_REQUEST, MAXES_REQUEST, KVSNAME_REQUEST].concat();
     assert_wire(&finish(server), &expected);
 }
+
+/// What `PMI_KVS_Get` of the mapping answers rank 2 of 4 when the server sends `reply`.
+fn mapping_get_with(reply: &str) -> Vec<u8> {
+    let mapping = get_request("PMI_process_mapping");
+    let (mut client, server) = client_as(
+        RANK_2_OF_4,
+        kvsname().exchange(&mapping, format!("{reply}\n")),
+    );
+    let name = client.kvsname().expect("kvsname").to_vec();
+    let value = client
+        .get(&name, b"PMI_process_mapping")
+        .map(<[u8]>::to_vec);
+    let clique = client.clique().map(<[i32]>::to_vec);
+    drop(client);
+    assert_wire(&finish(server), &after_kvsname(&[&mapping]));
+    assert_eq!(
+        clique,
+        Ok(vec![0, 1, 2, 3]),
+        "{reply}: every rank on node 0"
+    );
+    value.expect("get")
+}
+
+#[test]
+fn a_mapping_that_must_repeat_is_answered_written_out() {
+    // Hydra 4.0.2, `mpiexec -n 4` without slot counts: Intel MPI would not repeat it.
+    let got = mapping_get_with("cmd=get_result rc=0 msg=success value=(vector,(0,1,1))");
+    assert_eq!(show(&got), "(vector,(0,1,4))");
+    // Already whole (or over-covering): passed through as the server wrote it.
+    let got = mapping_get_with("cmd=get_result rc=0 msg=success value=(vector,(0,1,16))");
+    assert_eq!(show(&got), "(vector,(0,1,16))");
+}
