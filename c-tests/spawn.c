@@ -17,7 +17,7 @@
 
 #include "check.h"
 
-static const char *awkward[] = {"hello world", "a=b", "", "--opt=x y", NULL};
+static const char *awkward[] = {"hello world", "a=b", "\t", "--opt=x y", NULL};
 
 /* Children of one spawn put a key each, then read all of them back. */
 static void exchange(const char *kvs, int rank, int size)
@@ -97,6 +97,7 @@ static void validation(const char *self)
     const char *cmds[] = {self};
     const char *bad_newline[] = {"a\nb", NULL};
     const char *bad_endcmd[] = {"x", "stop endcmd", NULL};
+    const char *bad_empty[] = {"x", "", NULL};
     const char **argvs[] = {bad_newline};
     int one[] = {1}, zero[] = {0}, errors[4];
     PMI_keyval_t space_value[] = {{"k", (char *)"has space"}};
@@ -117,6 +118,9 @@ static void validation(const char *self)
     argvs[0] = bad_endcmd;
     CHECK_RC(PMI_Spawn_multiple(1, cmds, argvs, one, NULL, NULL, 0, NULL, errors),
              PMI_ERR_INVALID_ARGS);
+    argvs[0] = bad_empty; /* not an RFC 13 string: MPICH 5.0.2's Hydra dies on it */
+    CHECK_RC(PMI_Spawn_multiple(1, cmds, argvs, one, NULL, NULL, 0, NULL, errors),
+             PMI_ERR_INVALID_ARGS);
     CHECK_RC(PMI_Spawn_multiple(1, cmds, NULL, one, NULL, NULL, 1, space_value, errors),
              PMI_ERR_INVALID_VAL);
     CHECK_RC(PMI_Spawn_multiple(1, cmds, NULL, one, NULL, NULL, 1, bad_key, errors),
@@ -128,7 +132,7 @@ static void validation(const char *self)
 static void spawn_one(const char *self)
 {
     const char *cmds[] = {self};
-    const char *args[] = {"one", "hello world", "a=b", "", "--opt=x y", NULL};
+    const char *args[] = {"one", "hello world", "a=b", "\t", "--opt=x y", NULL};
     const char **argvs[] = {args};
     int maxprocs[] = {2}, info_sizes[] = {1}, errors[2] = {-99, -99};
     PMI_keyval_t wdir[] = {{"wdir", (char *)"/tmp"}};

@@ -163,12 +163,13 @@ static void bad_keys_and_values(const char *kvs, int rank)
     CHECK_RC(PMI_KVS_Put(kvs, once, "first"), PMI_SUCCESS);
     CHECK_RC(PMI_KVS_Put(kvs, once, "first"), PMI_SUCCESS);
     CHECK_RC(PMI_KVS_Put(kvs, once, "second"), PMI_ERR_INVALID_KEY);
-    /* Tabs and empty values are legal and kept. */
+    /* Tabs are legal and kept; an empty value is not an RFC 13 string (MPICH 5.0.2's
+     * Hydra kills the job on one): refused, nothing sent. */
     char tab[64], empty[64];
     snprintf(tab, sizeof tab, "tab-%d", rank);
     snprintf(empty, sizeof empty, "empty-%d", rank);
     CHECK_RC(PMI_KVS_Put(kvs, tab, "a\tb"), PMI_SUCCESS);
-    CHECK_RC(PMI_KVS_Put(kvs, empty, ""), PMI_SUCCESS);
+    CHECK_RC(PMI_KVS_Put(kvs, empty, ""), PMI_ERR_INVALID_VAL);
     CHECK_RC(PMI_KVS_Commit(kvs), PMI_SUCCESS);
     CHECK_RC(PMI_Barrier(), PMI_SUCCESS);
 
@@ -181,8 +182,7 @@ static void bad_keys_and_values(const char *kvs, int rank)
     CHECK(strcmp(buf, "first") == 0);
     CHECK_RC(PMI_KVS_Get(kvs, tab, buf, sizeof buf), PMI_SUCCESS);
     CHECK(strcmp(buf, "a\tb") == 0);
-    CHECK_RC(PMI_KVS_Get(kvs, empty, buf, sizeof buf), PMI_SUCCESS);
-    CHECK(strcmp(buf, "") == 0);
+    CHECK_RC(PMI_KVS_Get(kvs, empty, buf, sizeof buf), PMI_ERR_INVALID_KEY);
 
     /* A missing key is a clear code, and the connection stays usable. */
     memset(buf, CANARY, 16);

@@ -119,6 +119,11 @@ int PMI_Args_to_keyval(int *argcp, char *((*argvp)[]), struct PMI_keyval_t **key
 #define PMI_TRUE 1
 
 /**
+ * The most ranks [`Mapping::spelled_out`] walks: it costs a step per rank.
+ */
+#define SPELL_OUT_MAX_RANKS (1 << 20)
+
+/**
  * A boolean as PMI passes it: `PMI_TRUE` or `PMI_FALSE`.
  */
 typedef int PMI_BOOL;
@@ -292,8 +297,9 @@ int PMI_KVS_Get_value_length_max(int *length);
  * `PMI_ERR_INVALID_KVS` if `kvsname` is not this process group's;
  * `PMI_ERR_INVALID_KEY` if `key` is empty, holds a space, `=` or a control character,
  * or was put before with another value; `PMI_ERR_INVALID_KEY_LENGTH` if it is longer
- * than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` holds a newline,
- * carriage return or other control character but tab; `PMI_ERR_INVALID_VAL_LENGTH` if
+ * than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` is empty (RFC 13's
+ * `string` has at least one character) or holds a newline, carriage return or other
+ * control character but tab; `PMI_ERR_INVALID_VAL_LENGTH` if
  * it is longer than the value maximum less one; `PMI_ERR_INIT` if not initialized;
  * `PMI_FAIL` if the server fails. Nothing is sent when an argument is refused.
  *
@@ -543,15 +549,15 @@ int PMI_Get_options(char *str, int *length);
  *
  * Nothing is sent unless every argument is valid. Returns `PMI_SUCCESS`;
  * `PMI_ERR_INVALID_NUM_ARGS` if `count` < 1; `PMI_ERR_INVALID_ARGS` if `cmds` or a
- * command is NULL or empty, or a command or an argument holds a newline or another
- * control character but tab, or ends in `endcmd` (Hydra would take it for the end of
+ * command is NULL or empty, or a command or an argument is empty or holds a newline or
+ * another control character but tab, or ends in `endcmd` (Hydra would take it for the end of
  * the segment); `PMI_ERR_INVALID_ARG` if `maxprocs` or `errors` is NULL, or a key,
  * value or pair array that is needed is NULL; `PMI_ERR_INVALID_SIZE` if a `maxprocs`
  * is < 1, an info or preput count is negative, or the total overflows an `int`;
  * `PMI_ERR_INVALID_KEY` / `PMI_ERR_INVALID_KEY_LENGTH` for preput and info keys as for
- * `PMI_KVS_Put`; `PMI_ERR_INVALID_VAL` for a preput value with a space (Hydra 4.0.2
- * crashes on one), a control character or a trailing `endcmd`, or an info value with a
- * control character or a trailing `endcmd`; `PMI_ERR_INVALID_VAL_LENGTH` for a value
+ * `PMI_KVS_Put`; `PMI_ERR_INVALID_VAL` for a preput value that is empty or has a
+ * space (Hydra 4.0.2 crashes on one), a control character or a trailing `endcmd`, or an
+ * info value that is empty or has a control character or a trailing `endcmd`; `PMI_ERR_INVALID_VAL_LENGTH` for a value
  * too long; `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server refuses.
  *
  * # Safety

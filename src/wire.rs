@@ -212,10 +212,11 @@ pub fn check_key(key: &[u8], keylen_max: usize) -> PmiResult<()> {
     Ok(())
 }
 
-/// Check a value against RFC 13's `string` and the server's `vallen_max` (with the NUL).
-/// The empty value is allowed (Hydra stores and returns it).
+/// Check a value against RFC 13's `string` (at least one byte: MPICH 5.0.2's Hydra
+/// kills the job on `value=` with nothing after it) and the server's `vallen_max` (with
+/// the NUL).
 pub fn check_value(value: &[u8], vallen_max: usize) -> PmiResult<()> {
-    if value.iter().any(|&b| breaks_string(b)) {
+    if value.is_empty() || value.iter().any(|&b| breaks_string(b)) {
         return Err(PmiError::InvalidVal);
     }
     if value.len() >= vallen_max {
@@ -236,10 +237,11 @@ pub struct SpawnCommand<'a> {
 /// Hydra frames a spawn segment at the first line ending in this word, wherever it is.
 const END_OF_SPAWN: &[u8] = b"endcmd";
 
-/// A spawn field may hold spaces, tabs and `=`, but nothing that ends or corrupts a line,
-/// and must not end in `endcmd` (that would inject a segment boundary).
+/// A spawn field is an RFC 13 `string`: at least one byte (MPICH 5.0.2's Hydra kills the
+/// job on an empty argument), spaces, tabs and `=`, but nothing that ends or corrupts a
+/// line, and it must not end in `endcmd` (that would inject a segment boundary).
 fn spawn_field_ok(text: &[u8]) -> bool {
-    !text.iter().any(|&b| breaks_string(b)) && !text.ends_with(END_OF_SPAWN)
+    !text.is_empty() && !text.iter().any(|&b| breaks_string(b)) && !text.ends_with(END_OF_SPAWN)
 }
 
 fn require(ok: bool, err: PmiError) -> PmiResult<()> {
@@ -486,9 +488,8 @@ mod tests {
 
     #[test]
     fn value_rules() {
-        assert_eq!(check_value(b"", 1024), Ok(()));
         assert_eq!(check_value(b"a b\tc=d \xc6\x92", 1024), Ok(()));
-        for bad in [&b"a\nb"[..], b"a\rb", b"\x01", b"\x7f"] {
+        for bad in [&b""[..], b"a\nb", b"a\rb", b"\x01", b"\x7f"] {
             assert_eq!(
                 check_value(bad, 1024),
                 Err(PmiError::InvalidVal),
@@ -554,14 +555,20 @@ mod tests {
             encode_spawn(&mut buf, &[empty], &[], 64, 1024),
             Err(PmiError::InvalidArgs)
         );
-        let ok = [spawn_of(&[b"", b"endcmd x"])];
+        let ok = [spawn_of(&[b"\t", b"endcmd x"])];
         assert_eq!(encode_spawn(&mut buf, &ok, &[], 64, 1024), Ok(()));
+        let empty_arg = [spawn_of(&[b"x", b""])];
+        assert_eq!(
+            encode_spawn(&mut buf, &empty_arg, &[], 64, 1024),
+            Err(PmiError::InvalidArgs)
+        );
         let cases: &[(&[u8], &[u8], PmiError)] = &[
             (b"k k", b"v", PmiError::InvalidKey),
             (b"", b"v", PmiError::InvalidKey),
             (b"k", b"a b", PmiError::InvalidVal),
             (b"k", b"a\nb", PmiError::InvalidVal),
             (b"k", b"xendcmd", PmiError::InvalidVal),
+            (b"k", b"", PmiError::InvalidVal),
         ];
         for (key, value, err) in cases {
             let r = encode_spawn(&mut buf, &ok, &[(key, value)], 64, 1024);

@@ -138,8 +138,9 @@ pub unsafe extern "C" fn PMI_KVS_Get_value_length_max(length: *mut c_int) -> c_i
 /// `PMI_ERR_INVALID_KVS` if `kvsname` is not this process group's;
 /// `PMI_ERR_INVALID_KEY` if `key` is empty, holds a space, `=` or a control character,
 /// or was put before with another value; `PMI_ERR_INVALID_KEY_LENGTH` if it is longer
-/// than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` holds a newline,
-/// carriage return or other control character but tab; `PMI_ERR_INVALID_VAL_LENGTH` if
+/// than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` is empty (RFC 13's
+/// `string` has at least one character) or holds a newline, carriage return or other
+/// control character but tab; `PMI_ERR_INVALID_VAL_LENGTH` if
 /// it is longer than the value maximum less one; `PMI_ERR_INIT` if not initialized;
 /// `PMI_FAIL` if the server fails. Nothing is sent when an argument is refused.
 ///

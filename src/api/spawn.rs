@@ -19,15 +19,15 @@ use crate::{ffi, state};
 ///
 /// Nothing is sent unless every argument is valid. Returns `PMI_SUCCESS`;
 /// `PMI_ERR_INVALID_NUM_ARGS` if `count` < 1; `PMI_ERR_INVALID_ARGS` if `cmds` or a
-/// command is NULL or empty, or a command or an argument holds a newline or another
-/// control character but tab, or ends in `endcmd` (Hydra would take it for the end of
+/// command is NULL or empty, or a command or an argument is empty or holds a newline or
+/// another control character but tab, or ends in `endcmd` (Hydra would take it for the end of
 /// the segment); `PMI_ERR_INVALID_ARG` if `maxprocs` or `errors` is NULL, or a key,
 /// value or pair array that is needed is NULL; `PMI_ERR_INVALID_SIZE` if a `maxprocs`
 /// is < 1, an info or preput count is negative, or the total overflows an `int`;
 /// `PMI_ERR_INVALID_KEY` / `PMI_ERR_INVALID_KEY_LENGTH` for preput and info keys as for
-/// `PMI_KVS_Put`; `PMI_ERR_INVALID_VAL` for a preput value with a space (Hydra 4.0.2
-/// crashes on one), a control character or a trailing `endcmd`, or an info value with a
-/// control character or a trailing `endcmd`; `PMI_ERR_INVALID_VAL_LENGTH` for a value
+/// `PMI_KVS_Put`; `PMI_ERR_INVALID_VAL` for a preput value that is empty or has a
+/// space (Hydra 4.0.2 crashes on one), a control character or a trailing `endcmd`, or an
+/// info value that is empty or has a control character or a trailing `endcmd`; `PMI_ERR_INVALID_VAL_LENGTH` for a value
 /// too long; `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server refuses.
 ///
 /// # Safety
