@@ -1,5 +1,6 @@
-/* Rank, size, appnum, universe size and ids as Hydra reports them.
- * Usage: info <expected size> <expected appnum> <expected universe size> */
+/* Rank, size, appnum, universe size, the maxima and ids as the launcher reports them.
+ * Usage: info SIZE APPNUM UNIVERSE [KVSNAME_MAX KEY_MAX VALUE_MAX]
+ * (the maxima default to Hydra 4.0.2's 256 64 1024). */
 #include <pmi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,12 @@ int main(int argc, char **argv)
     char name[512], id[512], domain[512];
     PMI_BOOL initialized = PMI_TRUE;
 
-    if (argc != 4) {
-        fprintf(stderr, "usage: info SIZE APPNUM UNIVERSE\n");
+    if (argc != 4 && argc != 7) {
+        fprintf(stderr, "usage: info SIZE APPNUM UNIVERSE [KVSNAME_MAX KEY_MAX VALUE_MAX]\n");
         return 2;
     }
+    int namemax = argc == 7 ? atoi(argv[4]) : 256, keymax = argc == 7 ? atoi(argv[5]) : 64;
+    int valmax = argc == 7 ? atoi(argv[6]) : 1024;
     CHECK_RC(PMI_Initialized(&initialized), PMI_SUCCESS);
     CHECK(initialized == PMI_FALSE);
     REQUIRE_RC(PMI_Init(&spawned), PMI_SUCCESS);
@@ -37,15 +40,15 @@ int main(int argc, char **argv)
     CHECK_RC(PMI_Get_universe_size(&universe), PMI_SUCCESS);
     CHECK(universe == atoi(argv[3]));
 
-    /* Hydra's maxes. */
+    /* The server's maxima; the id is the kvsname, so it has the same one. */
     CHECK_RC(PMI_KVS_Get_name_length_max(&len), PMI_SUCCESS);
-    CHECK(len == 256);
+    CHECK(len == namemax);
     CHECK_RC(PMI_Get_id_length_max(&len), PMI_SUCCESS);
-    CHECK(len == 256);
+    CHECK(len == namemax);
     CHECK_RC(PMI_KVS_Get_key_length_max(&len), PMI_SUCCESS);
-    CHECK(len == 64);
+    CHECK(len == keymax);
     CHECK_RC(PMI_KVS_Get_value_length_max(&len), PMI_SUCCESS);
-    CHECK(len == 1024);
+    CHECK(len == valmax);
 
     /* The id and the KVS domain id are the kvsname. */
     CHECK_RC(PMI_KVS_Get_my_name(name, sizeof name), PMI_SUCCESS);

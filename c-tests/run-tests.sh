@@ -21,14 +21,14 @@ launcher_has_two_nodes "$K" && layouts+=(2)
 for nodes in "${layouts[@]}"; do
     s=""; [ "$nodes" = 2 ] && s=-2nodes
     launcher "$K" 4 "$nodes"
-    run "info-n4$s" 0 -- "${L[@]}" "$b/info" 4 "$EXPECT_APPNUM" "$(expect_universe 4)"
-    run "exchange-n4$s" 0 -- "${L[@]}" "$b/exchange" -q
-    run "barrier-100-n4$s" 0 -- "${L[@]}" "$b/barrier" 100
-    run "clique-n4$s" 0 -- "${L[@]}" "$b/clique"
+    run_expected "info-n4$s" info -- "${L[@]}" "$b/info" 4 "$EXPECT_APPNUM" "$(expect_universe 4)" $EXPECT_MAXES
+    run_expected "exchange-n4$s" exchange -- "${L[@]}" "$b/exchange" -q
+    run_expected "barrier-100-n4$s" barrier -- "${L[@]}" "$b/barrier" 100
+    run_expected "clique-n4$s" clique -- "${L[@]}" "$b/clique"
     launcher "$K" 2 "$nodes"
-    run "validation-n2$s" 0 -- "${L[@]}" "$b/validation"
-    run "names-n2$s" 0 -- "${L[@]}" "$b/names"
-    run "threads-n2$s" 0 -- "${L[@]}" "$b/threads"
+    run_expected "validation-n2$s" validation -- "${L[@]}" "$b/validation"
+    run_expected "names-n2$s" names -- "${L[@]}" "$b/names"
+    run_expected "threads-n2$s" threads -- "${L[@]}" "$b/threads"
     # Abort: the job's exit status is the code passed (where the launcher passes it on),
     # and the message reached the aborting process's stderr (a file: the launcher may
     # tear the job down before forwarding it).
@@ -36,20 +36,18 @@ for nodes in "${layouts[@]}"; do
     run "abort-7$s" "$(expect_abort_status 7)" --expect "$logdir/abort-7$s.stderr" "$msg" -- \
         "${L[@]}" "$b/abort" 7 "$logdir/abort-7$s.stderr"
     run "abort-while-a-thread-blocks$s" "$(expect_abort_status 6)" -- "${L[@]}" "$b/abort" 6 - threaded
-    if [ "$EXPECT_SPAWN" = yes ]; then
-        run "spawn-n2$s" 0 -- "${L[@]}" "$b/spawn"
-    fi
+    run_expected "spawn-n2$s" spawn -- "${L[@]}" "$b/spawn"
 done
 launcher "$K" 8
-run exchange-n8 0 -- "${L[@]}" "$b/exchange" -q
+run_expected exchange-n8 exchange -- "${L[@]}" "$b/exchange" -q
 launcher "$K" 1
-run exchange-n1 0 -- "${L[@]}" "$b/exchange" -q
+run_expected exchange-n1 exchange -- "${L[@]}" "$b/exchange" -q
 # Tracing: PMI_DEBUG=1 shows every call and every wire line.
 launcher "$K" 2
 run trace-on 0 --expect log "libpmi[1] " --expect log "C: cmd=init pmi_version=1 pmi_subversion=1" \
     --expect log "S: cmd=maxes " --expect log "PMI_Get_universe_size(0x" \
     --expect log ") = PMI_SUCCESS" --expect log "C: cmd=finalize" -- \
-    env PMI_DEBUG=1 "${L[@]}" "$b/info" 2 "$EXPECT_APPNUM" "$(expect_universe 2)"
+    env PMI_DEBUG=1 "${L[@]}" "$b/info" 2 "$EXPECT_APPNUM" "$(expect_universe 2)" $EXPECT_MAXES
 
 if [ "$K" != hydra4 ]; then
     summary "c-tests ($K)"

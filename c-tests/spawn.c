@@ -56,7 +56,8 @@ static int child(int argc, char **argv)
         for (int i = 0; i < 4 && i + 2 < argc; i++)
             CHECK(strcmp(argv[i + 2], awkward[i]) == 0);
         CHECK_RC(PMI_KVS_Get(kvs, "parent-key", value, sizeof value), PMI_SUCCESS);
-        CHECK(strcmp(value, "parent-value=1") == 0);
+        CHECKF(strcmp(value, "parent-value=1") == 0,
+               "preput value \"%s\", expected \"parent-value=1\"", value);
         CHECK(getcwd(cwd, sizeof cwd) != NULL && strcmp(cwd, "/tmp") == 0);
     } else {
         CHECK(size == 3);

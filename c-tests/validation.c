@@ -120,29 +120,32 @@ static void short_buffers(const char *kvs, int rank)
 
 static void bad_keys_and_values(const char *kvs, int rank)
 {
-    char key[128], value[2048], buf[2048];
     int keymax, valmax;
 
     REQUIRE_RC(PMI_KVS_Get_key_length_max(&keymax), PMI_SUCCESS);
     REQUIRE_RC(PMI_KVS_Get_value_length_max(&valmax), PMI_SUCCESS);
+    /* Sized from the server's maxima (Hydra 4.0.2 says 1024, Intel's Hydra 4096). */
+    size_t keysize = (size_t)keymax + 1, bufsize = (size_t)valmax + 1;
+    char *key = malloc(keysize), *value = malloc(bufsize), *buf = malloc(bufsize);
+    REQUIRE(key && value && buf);
 
     CHECK_RC(PMI_KVS_Put("not-our-kvs", "k", "v"), PMI_ERR_INVALID_KVS);
-    CHECK_RC(PMI_KVS_Get("not-our-kvs", "k", buf, sizeof buf), PMI_ERR_INVALID_KVS);
+    CHECK_RC(PMI_KVS_Get("not-our-kvs", "k", buf, bufsize), PMI_ERR_INVALID_KVS);
     CHECK_RC(PMI_KVS_Commit("not-our-kvs"), PMI_ERR_INVALID_KVS);
-    CHECK_RC(PMI_KVS_Get("", "PMI_process_mapping", buf, sizeof buf), PMI_ERR_INVALID_KVS);
+    CHECK_RC(PMI_KVS_Get("", "PMI_process_mapping", buf, bufsize), PMI_ERR_INVALID_KVS);
 
     const char *bad_keys[] = {"", "a b", "a=b", "a\nb", "a\rb", "a\tb", "\x01", "k\x7f"};
     for (size_t i = 0; i < sizeof bad_keys / sizeof *bad_keys; i++) {
         CHECK_RC(PMI_KVS_Put(kvs, bad_keys[i], "v"), PMI_ERR_INVALID_KEY);
-        CHECK_RC(PMI_KVS_Get(kvs, bad_keys[i], buf, sizeof buf), PMI_ERR_INVALID_KEY);
+        CHECK_RC(PMI_KVS_Get(kvs, bad_keys[i], buf, bufsize), PMI_ERR_INVALID_KEY);
     }
     /* keylen_max counts the NUL: keymax-1 bytes are fine, keymax are too many. */
-    memset(key, 'k', sizeof key);
-    snprintf(key, sizeof key, "r%d-", rank);
+    memset(key, 'k', keysize);
+    snprintf(key, keysize, "r%d-", rank);
     key[strlen(key)] = 'k';
     key[keymax] = '\0';
     CHECK_RC(PMI_KVS_Put(kvs, key, "v"), PMI_ERR_INVALID_KEY_LENGTH);
-    CHECK_RC(PMI_KVS_Get(kvs, key, buf, sizeof buf), PMI_ERR_INVALID_KEY_LENGTH);
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, bufsize), PMI_ERR_INVALID_KEY_LENGTH);
     key[keymax - 1] = '\0';
     CHECK_RC(PMI_KVS_Put(kvs, key, "longest-key"), PMI_SUCCESS);
 
@@ -151,7 +154,7 @@ static void bad_keys_and_values(const char *kvs, int rank)
     const char *bad_values[] = {"a\nb", "a\rb", "\x01", "x\x1b[0m", "\x7f"};
     for (size_t i = 0; i < sizeof bad_values / sizeof *bad_values; i++)
         CHECK_RC(PMI_KVS_Put(kvs, longkey, bad_values[i]), PMI_ERR_INVALID_VAL);
-    memset(value, 'v', sizeof value);
+    memset(value, 'v', bufsize);
     value[valmax] = '\0';
     CHECK_RC(PMI_KVS_Put(kvs, longkey, value), PMI_ERR_INVALID_VAL_LENGTH);
     value[valmax - 1] = '\0';
@@ -174,23 +177,23 @@ static void bad_keys_and_values(const char *kvs, int rank)
     CHECK_RC(PMI_Barrier(), PMI_SUCCESS);
 
     /* Everything arrives intact: the longest key, the longest value, the first put. */
-    CHECK_RC(PMI_KVS_Get(kvs, key, buf, sizeof buf), PMI_SUCCESS);
+    CHECK_RC(PMI_KVS_Get(kvs, key, buf, bufsize), PMI_SUCCESS);
     CHECK(strcmp(buf, "longest-key") == 0);
-    CHECK_RC(PMI_KVS_Get(kvs, longkey, buf, sizeof buf), PMI_SUCCESS);
+    CHECK_RC(PMI_KVS_Get(kvs, longkey, buf, bufsize), PMI_SUCCESS);
     CHECK(strcmp(buf, value) == 0);
-    CHECK_RC(PMI_KVS_Get(kvs, once, buf, sizeof buf), PMI_SUCCESS);
+    CHECK_RC(PMI_KVS_Get(kvs, once, buf, bufsize), PMI_SUCCESS);
     CHECK(strcmp(buf, "first") == 0);
-    CHECK_RC(PMI_KVS_Get(kvs, tab, buf, sizeof buf), PMI_SUCCESS);
+    CHECK_RC(PMI_KVS_Get(kvs, tab, buf, bufsize), PMI_SUCCESS);
     CHECK(strcmp(buf, "a\tb") == 0);
-    CHECK_RC(PMI_KVS_Get(kvs, empty, buf, sizeof buf), PMI_ERR_INVALID_KEY);
+    CHECK_RC(PMI_KVS_Get(kvs, empty, buf, bufsize), PMI_ERR_INVALID_KEY);
 
     /* A missing key is a clear code, and the connection stays usable. */
     memset(buf, CANARY, 16);
-    CHECK_RC(PMI_KVS_Get(kvs, "no-such-key", buf, sizeof buf), PMI_ERR_INVALID_KEY);
+    CHECK_RC(PMI_KVS_Get(kvs, "no-such-key", buf, bufsize), PMI_ERR_INVALID_KEY);
     CHECK(untouched(buf, 16));
-    CHECK_RC(PMI_KVS_Get(kvs, "no-such-key", buf, sizeof buf), PMI_ERR_INVALID_KEY);
-    CHECK_RC(PMI_KVS_Get(kvs, "PMI_process_mapping", buf, sizeof buf), PMI_SUCCESS);
-    CHECK(strncmp(buf, "(vector,", 8) == 0);
+    CHECK_RC(PMI_KVS_Get(kvs, "no-such-key", buf, bufsize), PMI_ERR_INVALID_KEY);
+    CHECK_RC(PMI_KVS_Get(kvs, "PMI_process_mapping", buf, bufsize), PMI_SUCCESS);
+    CHECK(strncmp(buf, "(vector,", 8) == 0);    free(key), free(value), free(buf);
 }
 
 static void legacy_calls(const char *kvs)

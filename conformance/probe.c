@@ -229,12 +229,15 @@ int main(void)
     emit("INFO", "server-version", "response_to_init: \"%s\"", r);
     if (strcmp(field(r, "rc", 0), "0") != 0 && has_field(r, "rc"))
         give_up("init refused: \"%.200s\"", r);
-    if (has_field(r, "pmi_version") &&
-        (strcmp(field(r, "pmi_version", 0), "1") != 0 ||
-         strcmp(field(r, "pmi_subversion", 0), "1") != 0))
-        emit("DEV", "version-not-1.1", "a PMI-1.1 client is answered pmi_version=%s "
-                                       "pmi_subversion=%s",
-             field(r, "pmi_version", 0), field(r, "pmi_subversion", 0));
+    if (has_field(r, "pmi_version")) {
+        /* field() answers in one static buffer: copy the first before the second. */
+        char version[32];
+        snprintf(version, sizeof version, "%s", field(r, "pmi_version", 0));
+        const char *subversion = field(r, "pmi_subversion", 0);
+        if (strcmp(version, "1") != 0 || strcmp(subversion, "1") != 0)
+            emit("DEV", "version-not-1.1", "a PMI-1.1 client is answered pmi_version=%s "
+                 "pmi_subversion=%s", version, subversion);
+    }
     r = call("maxes", "cmd=get_maxes");
     int keymax = atoi(field(r, "keylen_max", 0)), valmax = atoi(field(r, "vallen_max", 0));
     if (keymax < 16 || keymax > 8192 || valmax < 64 || valmax > 16384)

@@ -42,7 +42,7 @@ if [ "$K" = hydra4 ]; then
     run allreduce-pmi-port-2nodes 0 -- "${L[@]}" "${NODES2[@]}" "$BIN/allreduce" 4 2
 fi
 
-if [ "$EXPECT_SPAWN" = yes ]; then
+if [[ " $UNSUPPORTED " != *" spawn "* ]]; then
     launcher "$K" 2
     run spawn 0 -- "${L[@]}" "$BIN/spawn" 2
     launcher "$K" 1

@@ -48,7 +48,9 @@ summary() { # LABEL
 
 # run NAME STATUS [CHECK]... -- COMMAND...
 #   CHECK is --expect FILE TEXT, --absent FILE TEXT, --count N TEXT (in the output), or
-#   --show FILE TEXT (as --expect, and the first line holding TEXT is the case's detail);
+#   --show FILE TEXT (as --expect, and the first line holding TEXT is the case's detail),
+#   or --deviation ID TEXT (TEXT in the output shows the server deviation ID: the case is
+#   recorded as DEV ID rather than PASS; if the server stops deviating, it FAILs);
 #   FILE may be "log": the command's own output (stdout and stderr).
 # The verdict: COMMAND exits with STATUS ("nonzero" for any failure; a timeout is never
 # a pass) and every check holds.
@@ -59,7 +61,7 @@ run() {
     while [ "$1" != -- ]; do checks+=("$1" "$2" "$3"); shift 3; done
     shift
     timeout -k 5 "$HARNESS_TIMEOUT" "$@" >"$log" 2>&1
-    local got=$? why="" detail=""
+    local got=$? why="" detail="" deviation=""
     if [ "$got" = 124 ] || [ "$got" = 137 ]; then
         why="timed out after $HARNESS_TIMEOUT s"
     elif [ "$want" = nonzero ]; then
@@ -77,11 +79,18 @@ run() {
             --show)
                 detail=$(grep -aF -m 1 -- "$text" "$arg" 2>/dev/null | sed 's/^ *//')
                 [ -n "$detail" ] || why="$why; no \"$text\" in $arg" ;;
+            --deviation)
+                deviation=$arg
+                grep -qaF -- "$text" "$log" || why="$why; no \"$text\" (deviation $arg) in $log" ;;
             --count) [ "$(grep -caF -- "$text" "$log")" = "$arg" ] || why="$why; \"$text\" not $arg times" ;;
             *) why="$why; unknown check $kind" ;;
         esac
     done
-    if [ -z "$why" ]; then pass "$name" "$detail"; else fail "$name" "${why#; }" "$log"; fi
+    if [ -z "$why" ] && [ -n "$deviation" ]; then
+        passed=$((passed + 1))
+        echo "DEV  $name ($deviation)"
+        record DEV "$name" "$deviation"
+    elif [ -z "$why" ]; then pass "$name" "$detail"; else fail "$name" "${why#; }" "$log"; fi
 }
 
 # The file a binary's libpmi.so.0 resolves to with the current LD_LIBRARY_PATH.
