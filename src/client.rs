@@ -56,9 +56,25 @@ pub struct Client {
 impl Client {
     /// `cmd=init pmi_version=1 pmi_subversion=1`, then `cmd=get_maxes`: two round trips.
     pub fn init(conn: Conn, id: Identity) -> PmiResult<Client> {
+        Client::init_limited(conn, id, wire::MAX_LINE)
+    }
+
+    /// As [`Client::init`], for a server that takes request lines of at most
+    /// `request_max` bytes: the value maximum is lowered so that a put of the longest
+    /// value under the longest kvsname and key is still one line it takes.
+    pub fn init_limited(conn: Conn, id: Identity, request_max: usize) -> PmiResult<Client> {
         let mut client = Client::new(Some(conn), id);
         client.handshake()?;
-        client.maxes = client.fetch_maxes()?;
+        let announced = client.fetch_maxes()?;
+        client.maxes = fit_values(announced, request_max);
+        if client.maxes != announced {
+            trace::line(format_args!(
+                "the server takes requests of at most {request_max} bytes: values limited \
+                 to {} bytes (it announced vallen_max={})",
+                client.maxes.value - 1,
+                announced.value
+            ));
+        }
         Ok(client)
     }
 
@@ -453,6 +469,18 @@ pub fn abort_line(code: i32) -> Vec<u8> {
         &[("exitcode", code.to_string().as_bytes())],
     );
     line
+}
+
+/// `maxes` with the value maximum lowered, if need be, so that `cmd=put kvsname=K key=KEY
+/// value=V` with the longest K, KEY and V is at most `request_max` bytes with its newline.
+pub fn fit_values(maxes: Maxes, request_max: usize) -> Maxes {
+    const PUT: usize = "cmd=put kvsname= key= value=\n".len();
+    let overhead = PUT + (maxes.kvsname - 1) + (maxes.key - 1);
+    let room = request_max.saturating_sub(overhead) + 1; // with its NUL
+    Maxes {
+        value: maxes.value.min(room.max(2)),
+        ..maxes
+    }
 }
 
 /// The KVS key under which the process manager publishes the job layout (RFC 13).

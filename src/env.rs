@@ -4,6 +4,8 @@
 
 use std::ffi::OsString;
 
+use crate::wire;
+
 /// The job as the environment describes it (PMI_FD mode).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobEnv {
@@ -11,7 +13,14 @@ pub struct JobEnv {
     pub rank: i32,
     pub size: i32,
     pub spawned: bool,
+    /// The longest request line, newline included, the server takes.
+    pub request_max: usize,
 }
+
+/// Slurm's PMI-1 server (`srun --mpi=pmi2`, which alone sets `PMI_JOBID`) reads each
+/// request with one `read()` of at most 1024 bytes: a longer line is cut, its tail taken
+/// for the next request, and the job hangs (measured with Slurm 22.05).
+pub const SLURM_REQUEST_MAX: usize = 1024;
 
 /// How this process reaches its process manager.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,15 +248,17 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
     if rank >= size {
         return Err(format!("PMI_RANK={rank} is not below PMI_SIZE={size}"));
     }
-    let spawned = match lookup("PMI_SPAWNED") {
-        None => false,
-        Some(v) => number(&v).ok_or_else(|| bad("PMI_SPAWNED", &v))? != 0,
+    let request_max = if lookup("PMI_JOBID").is_some() {
+        SLURM_REQUEST_MAX
+    } else {
+        wire::MAX_LINE
     };
     Ok(JobEnv {
         fd,
         rank,
         size,
-        spawned,
+        spawned: spawned(lookup)?,
+        request_max,
     })
 }
 
@@ -293,7 +304,8 @@ mod tests {
                 fd: 5,
                 rank: 2,
                 size: 4,
-                spawned: false
+                spawned: false,
+                request_max: wire::MAX_LINE,
             })
         );
         let env = lookup_from(&[
@@ -303,6 +315,13 @@ mod tests {
             ("PMI_SPAWNED", "1"),
         ]);
         assert!(job_env(&env).unwrap().spawned);
+        let slurm = lookup_from(&[
+            ("PMI_FD", "11"),
+            ("PMI_RANK", "0"),
+            ("PMI_SIZE", "2"),
+            ("PMI_JOBID", "2.0"),
+        ]);
+        assert_eq!(job_env(&slurm).unwrap().request_max, SLURM_REQUEST_MAX);
     }
 
     #[test]

@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use pmi::client::{Identity, Maxes};
+use pmi::client::{Client, Identity, Maxes};
 use pmi::error::PmiError;
 use pmi::wire::{CLAMP_VAL_MAX, MAX_LINE};
 
@@ -937,4 +937,27 @@ fn a_mapping_that_must_repeat_is_answered_written_out() {
     // Already whole (or over-covering): passed through as the server wrote it.
     let got = mapping_get_with("cmd=get_result rc=0 msg=success value=(vector,(0,1,16))");
     assert_eq!(show(&got), "(vector,(0,1,16))");
+}
+
+#[test]
+fn a_server_that_reads_1024_byte_requests_gets_values_that_fit() {
+    // Slurm 22.05's PMI-1 server announces vallen_max=1024 but cuts any request line past
+    // 1024 bytes: with the longest kvsname (255) and key (63) that leaves 677 bytes.
+    let longest = "v".repeat(677);
+    let script = handshake()
+        .then(kvsname())
+        .exchange(put_request("k", &longest), "cmd=put_result rc=0\n");
+    let (stream, server) = serve(script);
+    let mut client = Client::init_limited(conn(stream), ID, 1024).expect("init");
+    assert_eq!(client.maxes().value, 678);
+    let kvs = client.kvsname().expect("kvsname").to_vec();
+    let too_long = "v".repeat(678);
+    assert_eq!(
+        client.put(&kvs, b"k", too_long.as_bytes()),
+        Err(PmiError::InvalidValLength)
+    );
+    assert_eq!(client.put(&kvs, b"k", longest.as_bytes()), Ok(()));
+    drop(client);
+    let wire = finish(server);
+    assert!(wire.split(|&b| b == b'\n').all(|line| line.len() < 1024));
 }

@@ -64,7 +64,7 @@ fn init() -> PmiResult<bool> {
                 size: job.size,
                 spawned: job.spawned,
             };
-            Client::init(conn, id)?
+            Client::init_limited(conn, id, job.request_max)?
         }
         Launch::Port(port) => {
             let mut conn = Conn::connect(&port.host, port.port).map_err(refuse)?;
