@@ -1,12 +1,53 @@
 /* The clique (ranks on this node) computed from PMI_process_mapping agrees with what
- * Hydra tells each process in MPI_LOCALNRANKS / MPI_LOCALRANKID, and every member of a
- * clique computes the same clique. */
+ * the launcher tells each process (Hydra: MPI_LOCALNRANKS / MPI_LOCALRANKID; Slurm:
+ * SLURM_STEP_TASKS_PER_NODE / SLURM_LOCALID), and every member of a clique computes the
+ * same clique. */
 #include <pmi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+
+/* Slurm's SLURM_STEP_TASKS_PER_NODE, "2(x3),1": the count for node `node`, or -1. */
+static int slurm_tasks_on(const char *list, int node)
+{
+    for (const char *p = list; *p;) {
+        char *end;
+        long count = strtol(p, &end, 10), times = 1;
+        if (end == p)
+            return -1;
+        if (strncmp(end, "(x", 2) == 0) {
+            times = strtol(end + 2, &end, 10);
+            if (*end++ != ')')
+                return -1;
+        }
+        if (node < times)
+            return (int)count;
+        node -= (int)times;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return -1;
+}
+
+/* What the launcher tells this process about its node: Hydra's MPI_LOCALNRANKS and
+ * MPI_LOCALRANKID, or Slurm's SLURM_STEP_TASKS_PER_NODE (at SLURM_NODEID) and
+ * SLURM_LOCALID. */
+static int launcher_local(int *nlocal, int *local)
+{
+    const char *n = getenv("MPI_LOCALNRANKS"), *id = getenv("MPI_LOCALRANKID");
+    if (n && id) {
+        *nlocal = atoi(n), *local = atoi(id);
+        return 1;
+    }
+    const char *tasks = getenv("SLURM_STEP_TASKS_PER_NODE"), *node = getenv("SLURM_NODEID");
+    id = getenv("SLURM_LOCALID");
+    if (tasks && node && id) {
+        *nlocal = slurm_tasks_on(tasks, atoi(node)), *local = atoi(id);
+        return *nlocal > 0;
+    }
+    return 0;
+}
 
 int main(void)
 {
@@ -40,12 +81,11 @@ int main(void)
     }
     CHECK(position >= 0);
 
-    const char *nlocal = getenv("MPI_LOCALNRANKS"), *local = getenv("MPI_LOCALRANKID");
-    CHECK(nlocal != NULL && local != NULL);
-    if (nlocal && local) {
-        CHECK(n == atoi(nlocal));
-        CHECK(position == atoi(local));
-    }
+    int nlocal = -1, local = -1;
+    CHECK(launcher_local(&nlocal, &local));
+    CHECKF(n == nlocal, "clique of %d, the launcher says %d ranks on this node", n, nlocal);
+    CHECKF(position == local, "position %d in the clique, the launcher says %d", position,
+           local);
 
     /* Every member of my clique must see the same clique. */
     char *mine = malloc(vallen), *theirs = malloc(vallen);

@@ -21,27 +21,28 @@ launcher_has_two_nodes "$K" && layouts+=(2)
 for nodes in "${layouts[@]}"; do
     s=""; [ "$nodes" = 2 ] && s=-2nodes
     launcher "$K" 4 "$nodes"
-    run_expected "info-n4$s" info -- "${L[@]}" "$b/info" 4 "$EXPECT_APPNUM" "$(expect_universe 4)" $EXPECT_MAXES
-    run_expected "exchange-n4$s" exchange -- "${L[@]}" "$b/exchange" -q
-    run_expected "barrier-100-n4$s" barrier -- "${L[@]}" "$b/barrier" 100
-    run_expected "clique-n4$s" clique -- "${L[@]}" "$b/clique"
+    run_expected "info-n4$s" info 0 -- "${L[@]}" "$b/info" 4 "$EXPECT_APPNUM" "$(expect_universe 4)" $EXPECT_MAXES
+    run_expected "exchange-n4$s" exchange 0 -- "${L[@]}" "$b/exchange" -q
+    run_expected "barrier-100-n4$s" barrier 0 -- "${L[@]}" "$b/barrier" 100
+    run_expected "clique-n4$s" clique 0 -- "${L[@]}" "$b/clique"
     launcher "$K" 2 "$nodes"
-    run_expected "validation-n2$s" validation -- "${L[@]}" "$b/validation"
-    run_expected "names-n2$s" names -- "${L[@]}" "$b/names"
-    run_expected "threads-n2$s" threads -- "${L[@]}" "$b/threads"
+    run_expected "validation-n2$s" validation 0 -- "${L[@]}" "$b/validation"
+    run_expected "names-n2$s" names 0 -- "${L[@]}" "$b/names"
+    run_expected "threads-n2$s" threads 0 -- "${L[@]}" "$b/threads"
     # Abort: the job's exit status is the code passed (where the launcher passes it on),
     # and the message reached the aborting process's stderr (a file: the launcher may
     # tear the job down before forwarding it).
     msg="abort test: rank is giving up on purpose"
-    run "abort-7$s" "$(expect_abort_status 7)" --expect "$logdir/abort-7$s.stderr" "$msg" -- \
+    run_expected "abort-7$s" abort 7 --expect "$logdir/abort-7$s.stderr" "$msg" -- \
         "${L[@]}" "$b/abort" 7 "$logdir/abort-7$s.stderr"
-    run "abort-while-a-thread-blocks$s" "$(expect_abort_status 6)" -- "${L[@]}" "$b/abort" 6 - threaded
-    run_expected "spawn-n2$s" spawn -- "${L[@]}" "$b/spawn"
+    run_expected "abort-while-a-thread-blocks$s" abort 6 -- "${L[@]}" "$b/abort" 6 - threaded
+    run_expected "spawn-n2$s" spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$b/spawn"
+    launcher_cleanup "$b/spawn"
 done
 launcher "$K" 8
-run_expected exchange-n8 exchange -- "${L[@]}" "$b/exchange" -q
+run_expected exchange-n8 exchange 0 -- "${L[@]}" "$b/exchange" -q
 launcher "$K" 1
-run_expected exchange-n1 exchange -- "${L[@]}" "$b/exchange" -q
+run_expected exchange-n1 exchange 0 -- "${L[@]}" "$b/exchange" -q
 # Tracing: PMI_DEBUG=1 shows every call and every wire line.
 launcher "$K" 2
 run trace-on 0 --expect log "libpmi[1] " --expect log "C: cmd=init pmi_version=1 pmi_subversion=1" \

@@ -51,7 +51,7 @@ static int child(int argc, char **argv)
     CHECK_RC(PMI_Get_appnum(&appnum), PMI_SUCCESS);
     if (strcmp(argv[1], "one") == 0) {
         CHECK(size == 2);
-        CHECK(appnum == 0);
+        CHECKF(appnum == 0, "spawned child's appnum %d, expected 0", appnum);
         CHECK(argc == 6);
         for (int i = 0; i < 4 && i + 2 < argc; i++)
             CHECK(strcmp(argv[i + 2], awkward[i]) == 0);
@@ -61,7 +61,9 @@ static int child(int argc, char **argv)
         CHECK(getcwd(cwd, sizeof cwd) != NULL && strcmp(cwd, "/tmp") == 0);
     } else {
         CHECK(size == 3);
-        CHECK(argc == 3 && appnum == atoi(argv[2]));
+        CHECK(argc == 3);
+        CHECKF(appnum == atoi(argv[2]), "spawned child's appnum %d, expected %s", appnum,
+               argv[2]);
     }
     exchange(kvs, rank, size);
     char service[64];

@@ -1,5 +1,5 @@
 /* Eight threads per rank call put (distinct keys), get and the info queries at once,
- * 10 000 calls each, under Hydra: every answer must be right. Interleaved wire lines
+ * 10 000 calls each, under a launcher: every answer must be right. Interleaved wire lines
  * would make Hydra answer wrongly or kill the job ("Unrecognized PMI command").
  * Usage: threads [calls per thread] */
 #include <pmi.h>
@@ -12,7 +12,7 @@
 
 #define THREADS 8
 
-static int rank, size, calls = 10000;
+static int rank, size, appnum, universe, calls = 10000;
 static char kvs[256];
 static pthread_mutex_t failures_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -29,9 +29,9 @@ static void info_queries(struct job *job)
         job->failures++;
     if (PMI_Get_size(&v) != PMI_SUCCESS || v != size)
         job->failures++;
-    if (PMI_Get_appnum(&v) != PMI_SUCCESS || v != 0)
+    if (PMI_Get_appnum(&v) != PMI_SUCCESS || v != appnum)
         job->failures++;
-    if (PMI_Get_universe_size(&v) != PMI_SUCCESS)
+    if (PMI_Get_universe_size(&v) != PMI_SUCCESS || v != universe)
         job->failures++;
     if (PMI_KVS_Get_my_name(name, sizeof name) != PMI_SUCCESS || strcmp(name, kvs) != 0)
         job->failures++;
@@ -93,6 +93,9 @@ int main(int argc, char **argv)
     check_rank = rank;
     REQUIRE_RC(PMI_Get_size(&size), PMI_SUCCESS);
     REQUIRE_RC(PMI_KVS_Get_my_name(kvs, sizeof kvs), PMI_SUCCESS);
+    /* What the launcher answers (Slurm's appnum is -1): every thread must see the same. */
+    REQUIRE_RC(PMI_Get_appnum(&appnum), PMI_SUCCESS);
+    REQUIRE_RC(PMI_Get_universe_size(&universe), PMI_SUCCESS);
     int failures = run_phase(0);
     CHECK_RC(PMI_KVS_Commit(kvs), PMI_SUCCESS);
     REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);

@@ -74,8 +74,9 @@ static void send_line(const char *fmt, ...)
     }
 }
 
-/* One reply line into `reply` (without the newline), waiting at most 60 s. */
-static const char *recv_line(void)
+/* One reply line into `reply` (without the newline), waiting at most `ms`; NULL when
+ * none came in time. */
+static const char *recv_line_within(int ms)
 {
     for (;;) {
         char *nl = memchr(inbuf, '\n', inlen);
@@ -92,11 +93,11 @@ static const char *recv_line(void)
         if (inlen >= LINE_MAX_BYTES)
             give_up("a reply line longer than 64 KiB");
         struct pollfd p = {fd, POLLIN, 0};
-        int r = poll(&p, 1, 60000);
+        int r = poll(&p, 1, ms);
         if (r < 0 && errno == EINTR)
             continue;
         if (r == 0)
-            give_up("no reply in 60 s");
+            return NULL;
         ssize_t got = read(fd, inbuf + inlen, LINE_MAX_BYTES - inlen);
         if (got < 0 && errno == EINTR)
             continue;
@@ -104,6 +105,14 @@ static const char *recv_line(void)
             give_up("the server closed the connection");
         inlen += (size_t)got;
     }
+}
+
+static const char *recv_line(void)
+{
+    const char *r = recv_line_within(60000);
+    if (!r)
+        give_up("no reply in 60 s");
+    return r;
 }
 
 /* The value of `key=` in a reply: up to the next space, or with `rest` to the end of
@@ -256,11 +265,6 @@ int main(void)
     r = call("put_result", "cmd=put kvsname=%s key=%s value=long-key-%d", kvs, longkey, rank);
     int longkey_rc = atoi(field(r, "rc", 0));
 
-    char *longval = repeat('v', valmax + 16, "");
-    snprintf(key, sizeof key, "probe-longval-%d", rank);
-    r = call("put_result", "cmd=put kvsname=%s key=%s value=%s", kvs, key, longval);
-    int longval_rc = atoi(field(r, "rc", 0));
-
     snprintf(key, sizeof key, "probe-dup-%d", rank);
     call("put_result", "cmd=put kvsname=%s key=%s value=first", kvs, key);
     r = call("put_result", "cmd=put kvsname=%s key=%s value=second", kvs, key);
@@ -291,22 +295,6 @@ int main(void)
         emit("DEV", "get-found-field", "get_result carries an extra found= field: \"%.120s\"",
              r);
 
-    snprintf(key, sizeof key, "probe-longval-%d", peer);
-    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
-    int got_len = (int)strlen(field(r, "value", 0));
-    if (longval_rc == 0 && strcmp(field(r, "rc", 0), "0") != 0)
-        emit("DEV", "value-long-lost", "a put with a value of %d bytes (vallen_max %d) is "
-                                       "acknowledged rc=0 but not stored",
-             valmax + 16, valmax);
-    else if (longval_rc == 0 && got_len < valmax + 16)
-        emit("DEV", "value-truncated", "a put with a value of %d bytes (vallen_max %d) is "
-                                       "acknowledged rc=0 and stored as its first %d bytes",
-             valmax + 16, valmax, got_len);
-    else if (longval_rc == 0)
-        emit("DEV", "value-long-accepted", "a put with a value of %d bytes (vallen_max %d) is "
-                                           "acknowledged and stored whole",
-             valmax + 16, valmax);
-
     snprintf(key, sizeof key, "probe-dup-%d", peer);
     r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
     const char *dup = field(r, "value", 0);
@@ -332,6 +320,44 @@ int main(void)
     if (strcmp(field(r, "rc", 0), "0") == 0 || !has_field(r, "rc"))
         emit("DEV", "missing-key-rc0", "a get of a missing key is answered without an error "
                                        "rc: \"%.200s\"", r);
+
+    /* Last, because it may break the connection: a put of a value longer than vallen_max.
+     * Slurm's server reads a request with one 1024-byte read() and takes the rest of a
+     * longer line for the next request; a get_my_kvsname right after shows whether the
+     * connection still answers in step. */
+    call("barrier_out", "cmd=barrier_in");
+    char *longval = repeat('v', valmax + 16, "");
+    snprintf(key, sizeof key, "probe-longval-%d", rank);
+    send_line("cmd=put kvsname=%s key=%s value=%s", kvs, key, longval);
+    r = recv_line_within(5000);
+    int longval_rc = r && strcmp(field(r, "cmd", 0), "put_result") == 0 ? atoi(field(r, "rc", 0))
+                                                                           : -1;
+    send_line("cmd=get_my_kvsname");
+    r = recv_line_within(5000);
+    if (!r || strcmp(field(r, "cmd", 0), "my_kvsname") != 0) {
+        emit("DEV", "value-long-lost", "a put with a value of %d bytes (vallen_max %d) "
+             "breaks the connection: it no longer answers in step (the server cut the "
+             "request line)", valmax + 16, valmax);
+        emit("INFO", "probe-done", "rank %d of %d (the connection is unusable: no finalize)",
+             rank, size);
+        return 0;
+    }
+    call("barrier_out", "cmd=barrier_in");
+    snprintf(key, sizeof key, "probe-longval-%d", peer);
+    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
+    int got_len = (int)strlen(field(r, "value", 0));
+    if (longval_rc == 0 && strcmp(field(r, "rc", 0), "0") != 0)
+        emit("DEV", "value-long-lost", "a put with a value of %d bytes (vallen_max %d) is "
+                                       "acknowledged rc=0 but not stored",
+             valmax + 16, valmax);
+    else if (longval_rc == 0 && got_len < valmax + 16)
+        emit("DEV", "value-truncated", "a put with a value of %d bytes (vallen_max %d) is "
+                                       "acknowledged rc=0 and stored as its first %d bytes",
+             valmax + 16, valmax, got_len);
+    else if (longval_rc == 0)
+        emit("DEV", "value-long-accepted", "a put with a value of %d bytes (vallen_max %d) is "
+                                           "acknowledged and stored whole",
+             valmax + 16, valmax);
 
     call("barrier_out", "cmd=barrier_in");
     call("finalize_ack", "cmd=finalize");

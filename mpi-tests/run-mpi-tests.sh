@@ -53,10 +53,11 @@ fi
 
 if [[ " $UNSUPPORTED " != *" spawn "* ]]; then
     launcher "$K" 2
-    run spawn 0 -- "${L[@]}" "$BIN/spawn" 2
+    run_expected spawn spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$BIN/spawn" 2
     launcher "$K" 1
-    run spawn-1parent-3children 0 -- "${L[@]}" "$BIN/spawn" 3
-    run spawn-child-fails nonzero -- "${L[@]}" "$BIN/spawn" 2 0 fail # negative control
+    run_expected spawn-1parent-3children spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$BIN/spawn" 3
+    run spawn-child-fails nonzero -- "${SPAWN_ENV[@]}" "${L[@]}" "$BIN/spawn" 2 0 fail # negative control
+    launcher_cleanup "$BIN/spawn"
 fi
 if [ "$K" = hydra4 ]; then
     launcher hydra4 2 2

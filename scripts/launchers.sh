@@ -18,18 +18,20 @@ LIBPMI_SLURM_DIR=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}
 #   EXPECT_APPNUM            what PMI_Get_appnum answers for a plain job
 #   EXPECT_MAXES             kvsname_max keylen_max vallen_max from get_maxes
 #   expect_universe NP       what PMI_Get_universe_size answers for a job of NP
-#   expect_abort_status CODE the launcher's exit status when a rank calls PMI_Abort(CODE)
+#   SPAWN_ENV                a prefix for spawning jobs (what the launcher needs)
+#   CONFORMANCE_ENV          a prefix for the conformance kit's jobs
 #   UNSUPPORTED              test families the launcher cannot run (not run, "n/s")
 #   DEVIATES[FAMILY]         "ID|TEXT": the family's test fails under this launcher
 #                            because of the server deviation ID, shown by TEXT in its
 #                            output (recorded as DEV; if the server stops, a FAIL)
 launcher_expect() {
+    SPAWN_ENV=()
+    CONFORMANCE_ENV=()
     EXPECT_APPNUM=0
     EXPECT_MAXES="256 64 1024"
     UNSUPPORTED=""
     declare -gA DEVIATES=()
     expect_universe() { echo -1; }
-    expect_abort_status() { echo "$1"; }
     case $1 in
         hydra4 | hydra4-port | hydra5) ;;
         impi)
@@ -41,25 +43,47 @@ launcher_expect() {
             ;;
         srun)
             EXPECT_APPNUM=-1
-            UNSUPPORTED="spawn"
             expect_universe() { echo "$1"; }
+            # Announces vallen_max=1024 but takes request lines of at most 1024 bytes:
+            # the library lowers the value maximum to what fits (src/env.rs).
+            EXPECT_MAXES="256 64 678"
+            # PMI_Abort: the step is killed (SIGKILL), srun exits 137, not the code.
+            DEVIATES[abort]='abort-code-lost|srun: error: vm: task 0: Killed'
+            # Unpublishing a name nobody published succeeds (info=ok).
+            DEVIATES[names]='unpublish-unknown-ok|PMI_Unpublish_name("never-published") returned 0'
+            # Spawn works when the new step may share the CPUs (SLURM_OVERLAP and
+            # SLURM_OVERCOMMIT reach the srun that Slurm runs for the children); the
+            # children's appnum is -1.
+            SPAWN_ENV=(env SLURM_OVERLAP=1 SLURM_OVERCOMMIT=1)
+            # The kit's spawn (from 4 tasks) got no spawn_result in 2 of 3 runs: skipped
+            # there (the C tests' spawn from 2 tasks is run).
+            CONFORMANCE_ENV=(env CONFORMANCE_SKIP=spawn)
+            DEVIATES[spawn]="spawn-appnum-unknown|appnum -1"
             ;;
         *) echo "launchers.sh: unknown launcher '$1'" >&2; return 1 ;;
     esac
 }
 
-# run_expected NAME FAMILY -- COMMAND...: the case as this launcher is expected to do it
-# (skipped when unsupported; a deviation when DEVIATES says so; else it must exit 0).
+# Slurm's multi-command spawn leaves its --multi-prog file, /tmp/PID.XXXXXX, behind (a
+# TODO in its source): remove the ones naming PROGRAM.
+launcher_cleanup() { # PROGRAM
+    [ "$K" = srun ] || return 0
+    grep -lsF -- "$1" /tmp/[0-9]*.?????? | xargs -r rm -f
+}
+
+# run_expected NAME FAMILY STATUS [CHECK...] -- COMMAND...: the case as this launcher is
+# expected to do it: skipped when unsupported; when DEVIATES says so, any failure that
+# shows the deviation; else STATUS and the checks (as for run).
 run_expected() {
-    local name=$1 family=$2
+    local name=$1 family=$2 status=$3
     shift 3
     case " $UNSUPPORTED " in *" $family "*) return 0 ;; esac
     local dev=${DEVIATES[$family]:-}
     if [ -n "$dev" ]; then
-        run "$name" nonzero --deviation "${dev%%|*}" "${dev#*|}" -- "$@"
-    else
-        run "$name" 0 -- "$@"
+        status=nonzero
+        set -- --deviation "${dev%%|*}" "${dev#*|}" "$@"
     fi
+    run "$name" "$status" "$@"
 }
 
 if [ "${1:-}" = expect ]; then
