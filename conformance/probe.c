@@ -146,6 +146,19 @@ static int has_field(const char *line, const char *key)
     return strstr(line, pat) != NULL;
 }
 
+/* Send a request and read its reply within 20 s: NULL unless it is `cmd=want`. */
+static const char *soft_call(const char *want, const char *fmt, ...)
+{
+    static char out[LINE_MAX_BYTES];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out, sizeof out, fmt, ap);
+    va_end(ap);
+    send_line("%s", out);
+    const char *r = recv_line_within(20000);
+    return r && strcmp(field(r, "cmd", 0), want) == 0 ? r : NULL;
+}
+
 /* Send a request and read its reply, which must be `cmd=want`. */
 static const char *call(const char *want, const char *fmt, ...)
 {
@@ -323,18 +336,18 @@ int main(void)
 
     /* Last, because it may break the connection: a put of a value longer than vallen_max.
      * Slurm's server reads a request with one 1024-byte read() and takes the rest of a
-     * longer line for the next request; a get_my_kvsname right after shows whether the
-     * connection still answers in step. */
+     * longer line for the next request (alone or with the next one, as the bytes come):
+     * from the put on, every step is allowed 20 s and the right reply, and the first one
+     * that fails means the connection broke. */
     call("barrier_out", "cmd=barrier_in");
     char *longval = repeat('v', valmax + 16, "");
     snprintf(key, sizeof key, "probe-longval-%d", rank);
-    send_line("cmd=put kvsname=%s key=%s value=%s", kvs, key, longval);
-    r = recv_line_within(5000);
-    int longval_rc = r && strcmp(field(r, "cmd", 0), "put_result") == 0 ? atoi(field(r, "rc", 0))
-                                                                           : -1;
-    send_line("cmd=get_my_kvsname");
-    r = recv_line_within(5000);
-    if (!r || strcmp(field(r, "cmd", 0), "my_kvsname") != 0) {
+    r = soft_call("put_result", "cmd=put kvsname=%s key=%s value=%s", kvs, key, longval);
+    int longval_rc = r ? atoi(field(r, "rc", 0)) : -1;
+    snprintf(key, sizeof key, "probe-longval-%d", peer);
+    if (!r || !soft_call("my_kvsname", "cmd=get_my_kvsname") ||
+        !soft_call("barrier_out", "cmd=barrier_in") ||
+        !(r = soft_call("get_result", "cmd=get kvsname=%s key=%s", kvs, key))) {
         emit("DEV", "value-long-lost", "a put with a value of %d bytes (vallen_max %d) "
              "breaks the connection: it no longer answers in step (the server cut the "
              "request line)", valmax + 16, valmax);
@@ -342,9 +355,6 @@ int main(void)
              rank, size);
         return 0;
     }
-    call("barrier_out", "cmd=barrier_in");
-    snprintf(key, sizeof key, "probe-longval-%d", peer);
-    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
     int got_len = (int)strlen(field(r, "value", 0));
     if (longval_rc == 0 && strcmp(field(r, "rc", 0), "0") != 0)
         emit("DEV", "value-long-lost", "a put with a value of %d bytes (vallen_max %d) is "

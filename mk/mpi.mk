@@ -12,7 +12,7 @@ MPI_CFLAGS   := -std=c99 $(CWARN) -pedantic -g -O1
 # Set by the recursive make below to the prefix scripts/build-mpich.sh prints.
 MPICH_PREFIX ?=
 
-.PHONY: mpi-check mpi-check-run mpich-build
+.PHONY: mpi-check mpi-check-run mpi-progs mpich-build
 
 # Build (or find in the cache) the MPICH that loads an external libpmi.so.0.
 mpich-build:
@@ -31,5 +31,7 @@ $(MPI_BIN)/%: mpi-tests/%.c mpi-tests/mpit.h $(BUILD)/mpich-prefix $(MPICH_PREFI
 	@mkdir -p $(MPI_BIN)
 	$(MPICH_PREFIX)/bin/mpicc $(MPI_CFLAGS) -o $@ $<
 
-mpi-check-run: $(addprefix $(MPI_BIN)/,$(MPI_PROGS))
+mpi-progs: $(addprefix $(MPI_BIN)/,$(MPI_PROGS))
+
+mpi-check-run: mpi-progs
 	MPIEXEC=$(MPIEXEC) MPI_TIMEOUT=$(MPI_TIMEOUT) mpi-tests/run-mpi-tests.sh $(MPI_BIN) $(LIB)

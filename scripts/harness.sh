@@ -53,16 +53,39 @@ summary() { # LABEL
 #   recorded as DEV ID rather than PASS; if the server stops deviating, it FAILs);
 #   FILE may be "log": the command's own output (stdout and stderr).
 # The verdict: COMMAND exits with STATUS ("nonzero" for any failure; a timeout is never
-# a pass) and every check holds.
+# a pass) and every check holds. With HARNESS_RETRIES=1 (make compat) a failed case is
+# run once more, and passes only if the second run does; the first failure is printed.
 run() {
     local name=$1 want=$2 log=$logdir/$1.log
     shift 2
     local checks=()
     while [ "$1" != -- ]; do checks+=("$1" "$2" "$3"); shift 3; done
     shift
+    local why detail deviation retried=""
+    attempt "$@"
+    if [ -n "$why" ] && [ "${HARNESS_RETRIES:-0}" -gt 0 ]; then
+        retried="after a retry (first run: $why)"
+        echo "RETRY $name ($why)"
+        sed 's/^/    | /' "$log" | tail -n 10
+        attempt "$@"
+    fi
+    if [ -z "$why" ] && [ -n "$deviation" ]; then
+        passed=$((passed + 1))
+        echo "DEV  $name ($deviation${retried:+, $retried})"
+        record DEV "$name" "$deviation"
+    elif [ -z "$why" ]; then
+        pass "$name" "$detail${retried:+${detail:+; }$retried}"
+    else
+        fail "$name" "${why#; }" "$log"
+    fi
+}
+
+# One run of a case for run(): sets why (empty when the case holds), detail, deviation.
+attempt() {
     local start=$SECONDS
     timeout -k 5 "$HARNESS_TIMEOUT" "$@" >"$log" 2>&1
-    local got=$? why="" detail="" deviation=""
+    local got=$?
+    why="" detail="" deviation=""
     # 124, or 137 after the grace period: timeout's; a quick 137 is the command's own
     # (srun's status when a task was killed).
     if [ "$got" = 124 ] || { [ "$got" = 137 ] && [ $((SECONDS - start)) -ge "$HARNESS_TIMEOUT" ]; }; then
@@ -89,11 +112,7 @@ run() {
             *) why="$why; unknown check $kind" ;;
         esac
     done
-    if [ -z "$why" ] && [ -n "$deviation" ]; then
-        passed=$((passed + 1))
-        echo "DEV  $name ($deviation)"
-        record DEV "$name" "$deviation"
-    elif [ -z "$why" ]; then pass "$name" "$detail"; else fail "$name" "${why#; }" "$log"; fi
+    why=${why#; }
 }
 
 # The file a binary's libpmi.so.0 resolves to with the current LD_LIBRARY_PATH.

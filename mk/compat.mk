@@ -1,0 +1,47 @@
+# `make compat`: the compatibility matrix, measured. Every launcher this machine can have
+# (Debian's Hydra 4.0.2 in both modes, MPICH 5.0.2's and Intel MPI 2021.19's Hydra from
+# their PyPI wheels, a private one-node Slurm 22.05) runs the portable C tests, the
+# drop-in swap, the conformance kit and the MPI programs; launchers without a PMI-1
+# server (srun --mpi=none/pmix, Open MPI's prterun) must refuse. scripts/compat.sh
+# writes build/compat/matrix.md and the table in README.md between its markers.
+#
+#   make compat          run everything and rewrite the README's table (needs root: Slurm)
+#   make check-compat    the same, but fail if the README's table differs from the run
+#   make impi-check      Intel MPI's libmpi.so.12 on this library under Hydra 4.0.2
+
+COMPAT_OUT := $(BUILD)/compat
+IMPI_BIN   := $(BUILD)/impi-tests
+
+.PHONY: compat check-compat compat-build impi-build impi-check
+
+# Intel MPI's libmpi.so.12 has MPICH's ABI: the programs are built with MPICH 5's mpi.h
+# (the impi-rt wheel ships no headers) and linked with Intel's library.
+impi-build:
+	@eval "$$(scripts/launchers.sh setup impi)" && mkdir -p $(IMPI_BIN) && \
+	for p in allreduce; do \
+	  $(CC) $(MPI_CFLAGS) -I"$$HYDRA5_ROOT/include" -o $(IMPI_BIN)/$$p mpi-tests/$$p.c \
+	    -L"$$IMPI_ROOT/lib" -l:libmpi.so.12 || exit 1; \
+	done
+
+impi-check: lib deps-hydra impi-build
+	eval "$$(scripts/launchers.sh setup impi)" && \
+	  MPI_FLAVOUR=impi mpi-tests/run-mpi-tests.sh $(IMPI_BIN) $(LIB)
+
+# (The programs' directories are named in mk/dropin.mk, read after this file.)
+compat-build: lib deps c-tests impi-build mpich-build
+	@$(MAKE) --no-print-directory $(DROPIN_BIN)/swap $(DROPIN_BIN)/dlopen $(DROPIN_BIN)/app-cxx \
+	  $(CONF_BIN)/conform $(CONF_BIN)/probe
+	@$(MAKE) --no-print-directory mpi-progs MPICH_PREFIX="$$(cat $(BUILD)/mpich-prefix)"
+
+compat: compat-build
+	scripts/compat.sh $(COMPAT_OUT) README.md
+
+check-compat: compat-build
+	cp README.md $(COMPAT_OUT).README.md
+	scripts/compat.sh $(COMPAT_OUT) $(COMPAT_OUT).README.md
+	@if diff -u README.md $(COMPAT_OUT).README.md; then \
+	  echo "check-compat: the README's compatibility table is what this run measured"; \
+	else \
+	  echo "check-compat: the README's table differs from this run (make compat rewrites it)"; \
+	  exit 1; \
+	fi

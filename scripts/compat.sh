@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# `make compat`: run the portable suites under every launcher this machine can have, and
+# write the compatibility matrix (server x launch mode x test) from what the runs printed.
+#
+#   scripts/compat.sh OUTDIR [README]
+#
+# OUTDIR gets results.tsv (one line per verdict, from scripts/harness.sh), the
+# conformance reports, and matrix.md; with README, the table between its
+# "<!-- compat:begin -->" and "<!-- compat:end -->" lines is replaced by matrix.md.
+# Exit status 1 when a case FAILed (the matrix is written all the same).
+# Needs the test programs built (make compat does that) and root for the private Slurm.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mkdir -p "$1" && cd "$1" && pwd)
+readme=${2:-}
+cd "$root"
+B=$root/build
+export HARNESS_RESULTS=$out/results.tsv
+# A launcher that fails a case once in a while (Intel's mpiexec died of SIGPIPE in 1 of
+# about 30 two-node aborts) gets a second run; the first failure is in the output.
+export HARNESS_RETRIES=${HARNESS_RETRIES:-1}
+rm -f "$HARNESS_RESULTS"
+status=0
+
+kinds=(${COMPAT_LAUNCHERS:-hydra4 hydra4-port hydra5 impi srun})
+trap 'scripts/launchers.sh stop >/dev/null 2>&1' EXIT
+eval "$(scripts/launchers.sh setup "${kinds[@]}" openmpi)" || exit 1
+MPICH_PREFIX=${MPICH_PREFIX:-$(cat "$B/mpich-prefix" 2>/dev/null)}
+source scripts/harness.sh "$out/logs"
+
+for K in "${kinds[@]}"; do
+    echo "== $K"
+    export LAUNCHER=$K
+    c-tests/run-tests.sh "$B/c-tests" "$B/lib" >"$out/c-tests-$K.txt" 2>&1 || status=1
+    tail -n 1 "$out/c-tests-$K.txt"
+    dropin-tests/run.sh "$B/dropin" "$B/lib" "$B/prefix-dropin" >"$out/dropin-$K.txt" 2>&1 || status=1
+    tail -n 1 "$out/dropin-$K.txt"
+    nodes=1
+    launcher_has_two_nodes "$K" && nodes=2
+    source scripts/launchers.sh expect "$K"
+    launcher "$K" 4 "$nodes"
+    conformance/run.sh --launcher "${CONFORMANCE_ENV[*]} ${SPAWN_ENV[*]} ${L[*]}" \
+        --bin "$B/conformance" --lib "$B/lib" --logs "$out/conformance-$K" \
+        --ids "$out/ids-$K.txt" >"$out/conformance-$K.txt" 2>&1 || status=1
+    tail -n 1 "$out/conformance-$K.txt"
+    awk -v K="$K" '{ printf "conformance\t%s\t%s\t%s\t\n", K, $2, $1 }' "$out/ids-$K.txt" >>"$HARNESS_RESULTS"
+    # MPICH's ch3 (built by make mpi-check) where users run it: Hydra 4.0.2 and Slurm.
+    if [ -n "$MPICH_PREFIX" ] && [ -x "$B/mpi-tests/allreduce" ] && { [ "$K" = hydra4 ] || [ "$K" = srun ]; }; then
+        mpi-tests/run-mpi-tests.sh "$B/mpi-tests" "$B/lib" >"$out/mpi-$K.txt" 2>&1 || status=1
+        tail -n 1 "$out/mpi-$K.txt"
+    fi
+    # Intel MPI's libmpi ignores I_MPI_PMI_LIBRARY under its own Hydra.
+    if [ "$K" = hydra4 ] || [ "$K" = srun ]; then
+        MPI_FLAVOUR=impi mpi-tests/run-mpi-tests.sh "$B/impi-tests" "$B/lib" >"$out/impi-$K.txt" 2>&1 ||
+            status=1
+        tail -n 1 "$out/impi-$K.txt"
+    fi
+done
+unset LAUNCHER
+
+# Launchers that start several processes without a PMI-1 server: a clear refusal.
+echo "== refusals"
+HARNESS_SUITE=refusal scripts/refusals.sh "$B/c-tests" "$B/lib" >"$out/refusals.txt" 2>&1 || status=1
+tail -n 1 "$out/refusals.txt"
+
+scripts/matrix.awk "$HARNESS_RESULTS" >"$out/matrix.md"
+if [ -n "$readme" ]; then
+    awk -v m="$out/matrix.md" '
+        /^<!-- compat:end -->$/ { while ((getline l < m) > 0) print l; skip = 0 }
+        !skip { print }
+        /^<!-- compat:begin -->$/ { skip = 1 }' "$readme" >"$out/README.new"
+    mv "$out/README.new" "$readme"
+fi
+exit $status

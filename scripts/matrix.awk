@@ -1,0 +1,94 @@
+#!/usr/bin/awk -f
+# The compatibility matrix, in Markdown, from the harness's results file
+# (SUITE<TAB>LAUNCHER<TAB>CASE<TAB>VERDICT<TAB>DETAIL): one row per server and launch mode,
+# one column per behaviour. A cell is "pass N/N" (N cases, all passed), "FAIL F/N",
+# "dev: ID" (the cases show that server deviation; "pass P/N, dev: ID" when only some), "n/s" (the launcher cannot do it:
+# not run) or "-" (not run here). The last column lists every deviation seen under the
+# launcher, by the C tests and the conformance kit (docs/CONFORMANCE.md).
+BEGIN {
+    FS = "\t"
+    nrow = split("hydra4 hydra4-port hydra5 impi srun", rows, " ")
+    title["hydra4"] = "MPICH Hydra 4.0.2 (Debian `mpich`), `PMI_FD`"
+    title["hydra4-port"] = "MPICH Hydra 4.0.2, `-pmi-port` (`PMI_PORT`)"
+    title["hydra5"] = "MPICH 5.0.2 Hydra (PyPI `mpich`), `PMI_FD`"
+    title["impi"] = "Intel MPI 2021.19 Hydra (PyPI `impi-rt`), `PMI_FD`"
+    title["srun"] = "Slurm 22.05 `srun --mpi=pmi2`, `PMI_FD`"
+    ncol = split("exchange info barrier validation clique names threads abort spawn trace dropin mpi impi-mpi conformance", cols, " ")
+    head["exchange"] = "exchange"; head["info"] = "info"; head["barrier"] = "barrier"
+    head["validation"] = "validation"; head["clique"] = "clique"; head["names"] = "names"
+    head["threads"] = "threads"; head["abort"] = "abort"; head["spawn"] = "spawn"
+    head["trace"] = "trace"; head["dropin"] = "drop-in swap"
+    head["mpi"] = "MPICH ch3 MPI"; head["impi-mpi"] = "Intel MPI libmpi"
+    head["conformance"] = "conformance kit"
+    # What a launcher cannot do (say why in the README's notes).
+    ns["srun", "spawn"] = 1
+}
+function add_dev(k, id) {
+    if (!((k, id) in seen)) { seen[k, id] = 1; ids[k, ++nids[k]] = id }
+}
+# The deviations of launcher k, sorted (the order processes print them in varies).
+function devs(k,    i, j, t, out) {
+    for (i = 2; i <= nids[k]; i++)
+        for (j = i; j > 1 && ids[k, j - 1] > ids[k, j]; j--) {
+            t = ids[k, j]; ids[k, j] = ids[k, j - 1]; ids[k, j - 1] = t
+        }
+    for (i = 1; i <= nids[k]; i++) out = out (i > 1 ? ", " : "") "`" ids[k, i] "`"
+    return nids[k] ? out : "none"
+}
+function family(suite, name) {
+    if (suite == "dropin" || suite == "mpi" || suite == "impi-mpi") return suite
+    if (suite == "conformance") return "conformance"
+    if (suite != "c-tests") return ""
+    split(name, part, "-")
+    return part[1]
+}
+{
+    suite = $1; k = $2; name = $3; verdict = $4
+    if (suite == "refusal") {
+        detail = $5
+        gsub(/PMIX_NAMESPACE="[^"]*"/, "PMIX_NAMESPACE=\"...\"", detail) # names the job
+        refusal[++nref] = name "\t" verdict "\t" detail
+        next
+    }
+    if (suite == "conformance" && verdict == "DEV") { add_dev(k, name); next }
+    if (suite == "conformance" && verdict == "SKIP") next
+    f = family(suite, name)
+    if (f == "") next
+    total[k, f]++
+    if (verdict == "DEV") {
+        ndev[k, f]++
+        add_dev(k, $5)
+        if (index(cdev[k, f], "`" $5 "`") == 0) cdev[k, f] = cdev[k, f] (cdev[k, f] == "" ? "" : ", ") "`" $5 "`"
+    } else if (verdict != "PASS") bad[k, f]++
+}
+END {
+    line = "| server, launch mode |"; sep = "|---|"
+    for (c = 1; c <= ncol; c++) { line = line " " head[cols[c]] " |"; sep = sep "---|" }
+    print line " deviations |"
+    print sep "---|"
+    for (r = 1; r <= nrow; r++) {
+        k = rows[r]; line = "| " title[k] " |"
+        for (c = 1; c <= ncol; c++) {
+            f = cols[c]
+            if ((k, f) in total) {
+                if ((k, f) in bad) cell = "**FAIL " bad[k, f] "/" total[k, f] "**"
+                else if (ndev[k, f] == total[k, f]) cell = "dev: " cdev[k, f]
+                else cell = "pass " (total[k, f] - ndev[k, f]) "/" total[k, f]
+                if (!((k, f) in bad) && (k, f) in cdev && ndev[k, f] < total[k, f])
+                    cell = cell ", dev: " cdev[k, f]
+            } else if ((k, f) in ns) cell = "n/s"
+            else cell = "-"
+            line = line " " cell " |"
+        }
+        print line " " devs(k) " |"
+    }
+    if (nref) {
+        print ""
+        print "| launcher without a PMI-1 server | verdict | what the process printed |"
+        print "|---|---|---|"
+        for (i = 1; i <= nref; i++) {
+            split(refusal[i], p, "\t")
+            print "| " p[1] " | " (p[2] == "PASS" ? "pass" : "**FAIL**") " | " p[3] " |"
+        }
+    }
+}

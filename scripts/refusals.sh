@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# No fake singleton, under the real launchers: where a launcher starts processes without
+# a PMI-1 server, every process refuses PMI_Init with one line naming the launcher and
+# the fix; a process started by hand inside an allocation, or alone, stays a singleton.
+# Usage: scripts/refusals.sh BINDIR LIBDIR
+#   (SLURM_CONF and OPENMPI_ROOT from `scripts/launchers.sh setup srun openmpi`; a
+#   launcher that is not set up is skipped)
+b=$(cd "$1" && pwd)
+source "$(dirname "$0")/harness.sh" "$b/logs-refusals" "$2"
+HARNESS_SUITE=refusal
+LAUNCHER=none
+refused="refusing to run as rank 0 of 1"
+# exchange prints "rank R of N: read ... business cards" when it gets through.
+ran="business cards"
+
+if [ -n "${SLURM_CONF:-}" ]; then
+    run "srun --mpi=none -n 2" nonzero --count 2 "$refused" --absent log "$ran" \
+        --show log 'SLURM_STEP_NUM_TASKS="2"' -- srun --mpi=none -n 2 "$b/exchange"
+    # (rank 1 names PMIX_RANK, rank 0 the step's size: the detail shows rank 0's line)
+    run "srun --mpi=pmix -n 2" nonzero --count 2 "$refused" --absent log "$ran" \
+        --show log 'SLURM_STEP_NUM_TASKS="2"' -- srun --mpi=pmix -n 2 "$b/exchange"
+    run "srun --mpi=none -n 1 (one task)" 0 --show log "rank 0 of 1" -- \
+        srun --mpi=none -n 1 "$b/exchange"
+    run "salloc -n 2, the program run by hand" 0 --show log "rank 0 of 1" -- \
+        salloc -n 2 "$b/exchange"
+fi
+if [ -n "${OPENMPI_ROOT:-}" ]; then
+    # prterun ends the job at the first process that fails: one line may be all there is.
+    run "prterun -n 2 (Open MPI 5.0.11)" nonzero --absent log "$ran" --show log "$refused" -- \
+        env PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT" OPAL_PREFIX="$OPENMPI_ROOT" \
+        "$OPENMPI_ROOT/bin/prterun" --allow-run-as-root --map-by :OVERSUBSCRIBE -n 2 \
+        "$b/exchange"
+fi
+summary refusals
