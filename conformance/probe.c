@@ -146,32 +146,36 @@ static int has_field(const char *line, const char *key)
     return strstr(line, pat) != NULL;
 }
 
-/* Send a request and read its reply within 20 s: NULL unless it is `cmd=want`. */
-static const char *soft_call(const char *want, const char *fmt, ...)
+/* Send the request FMT (one line; the newline is added). */
+static void send_request(const char *fmt, va_list ap)
 {
     static char out[LINE_MAX_BYTES];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(out, sizeof out, fmt, ap);
-    va_end(ap);
     send_line("%s", out);
-    const char *r = recv_line_within(20000);
-    return r && strcmp(field(r, "cmd", 0), want) == 0 ? r : NULL;
 }
 
 /* Send a request and read its reply, which must be `cmd=want`. */
 static const char *call(const char *want, const char *fmt, ...)
 {
-    static char out[LINE_MAX_BYTES];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(out, sizeof out, fmt, ap);
+    send_request(fmt, ap);
     va_end(ap);
-    send_line("%s", out);
     const char *r = recv_line();
     if (strcmp(field(r, "cmd", 0), want) != 0)
         give_up("expected cmd=%s, got \"%.200s\"", want, r);
     return r;
+}
+
+/* The same, but waiting at most 20 s: NULL unless the reply came and is `cmd=want`. */
+static const char *soft_call(const char *want, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    send_request(fmt, ap);
+    va_end(ap);
+    const char *r = recv_line_within(20000);
+    return r && strcmp(field(r, "cmd", 0), want) == 0 ? r : NULL;
 }
 
 static void connect_port(const char *port_env)

@@ -20,7 +20,7 @@ pub struct JobEnv {
 /// Slurm's PMI-1 server (`srun --mpi=pmi2`, which alone sets `PMI_JOBID`) reads each
 /// request with one `read()` of at most 1024 bytes: a longer line is cut, its tail taken
 /// for the next request, and the job hangs (measured with Slurm 22.05).
-pub const SLURM_REQUEST_MAX: usize = 1024;
+const SLURM_REQUEST_MAX: usize = 1024;
 
 /// How this process reaches its process manager.
 #[derive(Debug, Clone, PartialEq, Eq)]
