@@ -119,11 +119,6 @@ int PMI_Args_to_keyval(int *argcp, char *((*argvp)[]), struct PMI_keyval_t **key
 #define PMI_TRUE 1
 
 /**
- * The most ranks [`Mapping::spelled_out`] walks: it costs a step per rank.
- */
-#define SPELL_OUT_MAX_RANKS (1 << 20)
-
-/**
  * A boolean as PMI passes it: `PMI_TRUE` or `PMI_FALSE`.
  */
 typedef int PMI_BOOL;

@@ -208,7 +208,7 @@ impl Mapping {
 }
 
 /// The most ranks [`Mapping::spelled_out`] walks: it costs a step per rank.
-pub const SPELL_OUT_MAX_RANKS: u32 = 1 << 20;
+const SPELL_OUT_MAX_RANKS: u32 = 1 << 20;
 
 impl Mapping {
     /// Whether one cycle of the vector places fewer than `size` ranks, so that a reader
