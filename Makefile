@@ -22,7 +22,8 @@ BUILD    := build
 LIB      := $(BUILD)/lib
 TBIN     := $(BUILD)/c-tests
 SO       := target/release/libpmi.so
-TESTS    := exchange info barrier validation abort clique names spawn options singleton threads
+TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
+            fork stalefd
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS))
 RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
 

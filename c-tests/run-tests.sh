@@ -94,6 +94,15 @@ run trace-on-errors 0 --expect log "PMI_KVS_Put(\"not-our-kvs\", \"k\", \"v\") =
 run trace-off 0 --absent log "C: cmd=" --absent log "S: cmd=" --absent log "= PMI_SUCCESS" -- \
     "${H[@]}" -n 2 "$b/validation"
 
+# fork() after PMI_Init (also while a thread holds the lock in a barrier): the child's
+# calls fail at once and the parent carries on. A stale PMI_FD in an exec'd helper is
+# refused and left as found.
+run fork-n2 0 -- "${H[@]}" -n 2 "$b/fork"
+run fork-a1b1-n2 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/fork"
+run stalefd-n2 0 --expect log "is a listening socket" --expect log "is not a stream socket" \
+    --expect log "is connected to this process itself" --expect log "is close-on-exec" -- \
+    "${H[@]}" -n 2 "$b/stalefd"
+
 # --- no launcher: singleton mode, refusals, bad environments --------------------------------
 run singleton 0 --expect log "libpmi[0]: PMI_Spawn_multiple: no process manager (singleton mode)" \
     --absent log "C: cmd=" -- "$b/singleton"

@@ -162,6 +162,12 @@ impl Client {
         }
     }
 
+    /// Take the inherited `PMI_FD` as the library's own, now that `PMI_Init` succeeded
+    /// on it (a failed `PMI_Init` leaves it open, as found).
+    pub fn adopt_connection(&mut self) -> Result<(), String> {
+        self.conn.as_mut().map_or(Ok(()), Conn::adopt)
+    }
+
     pub fn identity(&self) -> Identity {
         self.id
     }

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::io;
 use std::ops::Range;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 
 use memchr::memchr;
 
@@ -19,7 +19,11 @@ const INITIAL_BUFFER: usize = 4096;
 /// later call fails at once with `PMI_FAIL` without touching the fd (only
 /// [`Conn::send_abort`] still tries to reach the server).
 pub struct Conn {
-    fd: OwnedFd,
+    /// `None` only while being dropped without closing (see `adopted`).
+    fd: Option<OwnedFd>,
+    /// Whether the fd is the library's to close. An inherited `PMI_FD` is adopted only
+    /// once `PMI_Init` succeeded on it: a failed `PMI_Init` leaves it open, as found.
+    adopted: bool,
     /// Received bytes not consumed yet are `buf[start..end]`. It starts small and grows
     /// (by doubling) only when a line needs it, up to `MAX_LINE`.
     buf: Vec<u8>,
@@ -29,16 +33,26 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Take ownership of `fd`, which must be an open socket, and mark it close-on-exec so
-    /// that programs the application starts do not inherit it.
+    /// Use `fd`, the `PMI_FD` the launcher passed, after [`check_pmi_fd`]: it is closed
+    /// on drop only once [`Conn::adopt`] took it.
     pub fn from_fd(fd: RawFd) -> Result<Conn, String> {
-        check_socket(fd)?;
-        // SAFETY: `check_socket` proved `fd` is open; the process manager handed it to
-        // this library through PMI_FD, and from here on this Conn is its only owner.
+        check_pmi_fd(fd)?;
+        // SAFETY: `check_pmi_fd` proved `fd` is an open, connected stream socket. Until
+        // `adopt` the Conn gives it back unclosed on drop (see `Drop`), so the caller's
+        // fd is never closed by a failed PMI_Init.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        set_cloexec(fd.as_raw_fd())
+        let mut conn = Conn::new(fd);
+        conn.adopted = false;
+        Ok(conn)
+    }
+
+    /// Make the fd the library's: closed with the Conn, and close-on-exec so that
+    /// programs the application starts do not inherit it.
+    pub fn adopt(&mut self) -> Result<(), String> {
+        set_cloexec(self.raw_fd())
             .map_err(|e| format!("cannot set FD_CLOEXEC on the PMI fd: {e}"))?;
-        Ok(Conn::new(fd))
+        self.adopted = true;
+        Ok(())
     }
 
     /// Connect by TCP to `host:port` (a name, an IPv4 or an IPv6 address), with
@@ -56,7 +70,8 @@ impl Conn {
     /// one end of a socketpair in tests).
     pub fn new(fd: OwnedFd) -> Conn {
         Conn {
-            fd,
+            fd: Some(fd),
+            adopted: true,
             buf: vec![0u8; INITIAL_BUFFER],
             start: 0,
             end: 0,
@@ -67,7 +82,7 @@ impl Conn {
     /// The raw fd, so `PMI_Abort` can reach the server while another thread holds the
     /// client.
     pub fn raw_fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
+        self.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd)
     }
 
     /// Send `request` (one whole line) and read one reply line, which must be
@@ -172,11 +187,11 @@ impl Conn {
                     )));
                 }
             }
+            let fd = self.raw_fd();
             let free = &mut self.buf[self.end..];
             // SAFETY: `free` is a live, writable slice of `free.len()` bytes inside `buf`;
             // `fd` is an open socket owned by `self`.
-            let n =
-                unsafe { libc::read(self.fd.as_raw_fd(), free.as_mut_ptr().cast(), free.len()) };
+            let n = unsafe { libc::read(fd, free.as_mut_ptr().cast(), free.len()) };
             if n > 0 {
                 self.end += n as usize;
                 continue;
@@ -222,6 +237,74 @@ impl Conn {
         self.broken = true;
         trace::fatal(cause)
     }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if !self.adopted {
+            // Not ours (yet): give the number back without closing it.
+            let _ = self.fd.take().map(IntoRawFd::into_raw_fd);
+        }
+    }
+}
+
+/// Refuse a `PMI_FD` that cannot be the launcher's connection, with a message naming
+/// why, before anything is written to it: not open, not a socket, not a connected stream
+/// socket, a listening socket, one opened by this process (close-on-exec is set: it was
+/// not inherited across `exec`), or one whose peer is this very process. A stale
+/// `PMI_FD` inherited by a program that then opened its own sockets names one of those.
+pub fn check_pmi_fd(fd: RawFd) -> Result<(), String> {
+    check_socket(fd)?;
+    let option = |level, name| -> Option<libc::c_int> {
+        let mut value: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: `value` and `len` are valid for writing an int option of `len` bytes.
+        let rc = unsafe { libc::getsockopt(fd, level, name, (&raw mut value).cast(), &mut len) };
+        (rc == 0).then_some(value)
+    };
+    if option(libc::SOL_SOCKET, libc::SO_TYPE) != Some(libc::SOCK_STREAM) {
+        return Err(format!("PMI_FD={fd} is not a stream socket"));
+    }
+    if option(libc::SOL_SOCKET, libc::SO_ACCEPTCONN) != Some(0) {
+        return Err(format!("PMI_FD={fd} is a listening socket"));
+    }
+    // SAFETY: F_GETFD only reads the descriptor flags of an open fd.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags >= 0 && flags & libc::FD_CLOEXEC != 0 {
+        return Err(format!(
+            "PMI_FD={fd} is close-on-exec, so it was opened by this process, not inherited \
+             from the launcher (a stale PMI_FD?)"
+        ));
+    }
+    // SAFETY: an all-zero sockaddr_storage is a valid value for this plain C struct.
+    let mut peer: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    // SAFETY: `peer` and `len` describe a writable buffer of `len` bytes.
+    if unsafe { libc::getpeername(fd, (&raw mut peer).cast(), &mut len) } != 0 {
+        return Err(format!("PMI_FD={fd} is not connected"));
+    }
+    if libc::c_int::from(peer.ss_family) == libc::AF_UNIX {
+        // SAFETY: an all-zero ucred is a valid value for this plain C struct.
+        let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+        // SAFETY: `cred` and `len` describe a writable ucred of `len` bytes.
+        let rc = unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_PEERCRED,
+                (&raw mut cred).cast(),
+                &mut len,
+            )
+        };
+        if rc == 0 && cred.pid == std::process::id() as libc::pid_t {
+            return Err(format!(
+                "PMI_FD={fd} is connected to this process itself, not to a launcher (a \
+                 stale PMI_FD?)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuse an fd that is not open or not a socket, with a message naming it.

@@ -1,12 +1,13 @@
 //! The one piece of process-wide state: where the library is in its lifecycle, behind
-//! one lock that serialises the wire.
+//! one lock that serialises the wire; and what may be read without that lock.
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use crate::client::Client;
 use crate::error::{PmiError, PmiResult};
+use crate::trace;
 
 pub enum Lifecycle {
     Uninit,
@@ -20,11 +21,24 @@ static STATE: Mutex<Lifecycle> = Mutex::new(Lifecycle::Uninit);
 /// even while another thread blocks in a barrier holding the lock.
 static ABORT_FD: AtomicI32 = AtomicI32::new(-1);
 
-/// The lock; a panic while it was held does not make it unusable.
-pub fn lock() -> MutexGuard<'static, Lifecycle> {
-    STATE
+/// Rank and size, valid while `READY`: a thread asking its rank never waits behind
+/// another thread's barrier.
+static READY: AtomicBool = AtomicBool::new(false);
+static RANK: AtomicI32 = AtomicI32::new(-1);
+static SIZE: AtomicI32 = AtomicI32::new(-1);
+
+/// Set in a child of `fork()` (by the handler `PMI_Init` registers): the connection and
+/// the lock belong to the parent, which may even have held the lock at the fork.
+static FORKED: AtomicBool = AtomicBool::new(false);
+static FORK_SAID: AtomicBool = AtomicBool::new(false);
+
+/// The lock; a panic while it was held does not make it unusable. In a forked child,
+/// `PMI_FAIL` without touching the lock (one line on stderr, the first time).
+pub fn lock() -> PmiResult<MutexGuard<'static, Lifecycle>> {
+    not_forked()?;
+    Ok(STATE
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(|poisoned| poisoned.into_inner()))
 }
 
 /// The lock if it is free now, for `PMI_Abort`.
@@ -36,18 +50,69 @@ pub fn try_lock() -> Option<MutexGuard<'static, Lifecycle>> {
     }
 }
 
-pub fn set_abort_fd(fd: i32) {
+/// Called in the child right after `fork()`: only an atomic store (async-signal-safe).
+pub fn mark_forked() {
+    FORKED.store(true, Ordering::SeqCst);
+}
+
+/// Whether this process is a child forked from the one that initialized.
+pub fn forked() -> bool {
+    FORKED.load(Ordering::SeqCst)
+}
+
+fn not_forked() -> PmiResult<()> {
+    if !forked() {
+        return Ok(());
+    }
+    if FORK_SAID.swap(true, Ordering::SeqCst) {
+        Err(PmiError::Fail)
+    } else {
+        Err(trace::fatal(format_args!(
+            "a PMI call in a process forked from the initialized one: refused, the \
+             connection to the process manager belongs to the parent"
+        )))
+    }
+}
+
+/// Publish the identity of a client that just became `Ready`, and its fd for aborts.
+pub fn set_ready(rank: i32, size: i32, fd: i32) {
+    RANK.store(rank, Ordering::SeqCst);
+    SIZE.store(size, Ordering::SeqCst);
     ABORT_FD.store(fd, Ordering::SeqCst);
+    READY.store(true, Ordering::SeqCst);
+}
+
+/// The client is finalizing: rank and size are no longer answered. The abort fd stays
+/// until the connection is closed, so that `PMI_Abort` during a finalize still reaches
+/// the server.
+pub fn clear_ready() {
+    READY.store(false, Ordering::SeqCst);
+}
+
+/// The connection is closed.
+pub fn clear_abort_fd() {
+    ABORT_FD.store(-1, Ordering::SeqCst);
 }
 
 pub fn abort_fd() -> i32 {
     ABORT_FD.load(Ordering::SeqCst)
 }
 
+/// Rank and size without the lock; `PMI_ERR_INIT` before `PMI_Init` and after
+/// `PMI_Finalize`.
+pub fn rank_and_size() -> PmiResult<(i32, i32)> {
+    not_forked()?;
+    if READY.load(Ordering::SeqCst) {
+        Ok((RANK.load(Ordering::SeqCst), SIZE.load(Ordering::SeqCst)))
+    } else {
+        Err(PmiError::Init)
+    }
+}
+
 /// Run `f` on the initialized client; `PMI_ERR_INIT` before `PMI_Init` and after
 /// `PMI_Finalize`.
 pub fn with_client<T>(f: impl FnOnce(&mut Client) -> PmiResult<T>) -> PmiResult<T> {
-    match &mut *lock() {
+    match &mut *lock()? {
         Lifecycle::Ready(client) => f(client),
         Lifecycle::Uninit | Lifecycle::Finalized => Err(PmiError::Init),
     }

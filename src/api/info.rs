@@ -19,7 +19,7 @@ pub unsafe extern "C" fn PMI_Get_size(size: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(size) }?;
-            out.set(state::with_client(|c| Ok(c.identity().size))?);
+            out.set(state::rank_and_size()?.1);
             Ok(())
         },
     )
@@ -39,7 +39,7 @@ pub unsafe extern "C" fn PMI_Get_rank(rank: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(rank) }?;
-            out.set(state::with_client(|c| Ok(c.identity().rank))?);
+            out.set(state::rank_and_size()?.0);
             Ok(())
         },
     )

@@ -70,7 +70,7 @@ unsafe fn write_max(call: &str, length: *mut c_int, pick: fn(Maxes) -> usize) ->
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(length) }?;
-            let maxes = match &*state::lock() {
+            let maxes = match &*state::lock()? {
                 Lifecycle::Ready(client) => client.maxes(),
                 Lifecycle::Uninit | Lifecycle::Finalized => DEFAULT_MAXES,
             };

@@ -42,7 +42,7 @@ pub unsafe extern "C" fn PMI_Init(spawned: *mut c_int) -> c_int {
 }
 
 fn init() -> PmiResult<bool> {
-    let mut state = state::lock();
+    let mut state = state::lock()?;
     match &*state {
         Lifecycle::Ready(client) => return Ok(client.identity().spawned),
         Lifecycle::Finalized => {
@@ -87,10 +87,27 @@ fn init() -> PmiResult<bool> {
             Client::singleton(false)
         }
     };
-    let spawned = client.identity().spawned;
-    state::set_abort_fd(client.raw_fd());
+    let mut client = client;
+    client.adopt_connection().map_err(refuse)?;
+    watch_forks();
+    let id = client.identity();
+    state::set_ready(id.rank, id.size, client.raw_fd());
     *state = Lifecycle::Ready(Box::new(client));
-    Ok(spawned)
+    Ok(id.spawned)
+}
+
+/// Have `state` told when this process forks: a child's PMI calls must not touch the
+/// parent's connection or wait for a lock the parent held at the fork.
+fn watch_forks() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    extern "C" fn in_child() {
+        state::mark_forked();
+    }
+    ONCE.call_once(|| {
+        // SAFETY: registers a child handler that only does an atomic store
+        // (async-signal-safe, as a handler run after fork in a threaded program must be).
+        unsafe { libc::pthread_atfork(None, None, Some(in_child)) };
+    });
 }
 
 /// Set `*initialized` to `PMI_TRUE` between a successful `PMI_Init` and `PMI_Finalize`,
@@ -107,7 +124,8 @@ pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(initialized) }?;
-            let ready = matches!(&*state::lock(), Lifecycle::Ready(_));
+            // A forked child is not initialized: the connection is its parent's.
+            let ready = !state::forked() && matches!(&*state::lock()?, Lifecycle::Ready(_));
             out.set(if ready { PMI_TRUE } else { PMI_FALSE });
             Ok(())
         },
@@ -124,11 +142,15 @@ pub extern "C" fn PMI_Finalize() -> c_int {
     ffi::guard(
         || "PMI_Finalize()".to_string(),
         || {
-            let mut state = state::lock();
+            let mut state = state::lock()?;
             match std::mem::replace(&mut *state, Lifecycle::Finalized) {
                 Lifecycle::Ready(client) => {
-                    state::set_abort_fd(-1);
-                    client.finalize()
+                    state::clear_ready();
+                    // The abort fd stays until finalize_ack: PMI_Abort from another
+                    // thread meanwhile still reaches the server.
+                    let result = client.finalize();
+                    state::clear_abort_fd();
+                    result
                 }
                 other => {
                     *state = other;
@@ -165,6 +187,10 @@ fn abort(code: c_int, message: &[u8]) {
             text.push(b'\n');
         }
         let _ = std::io::stderr().lock().write_all(&text);
+    }
+    // In a forked child the connection is the parent's: nothing is sent.
+    if state::forked() {
+        return;
     }
     let line = client::abort_line(code);
     // The lock may be held by a thread blocked in a barrier: then use the fd directly.
