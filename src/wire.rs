@@ -331,12 +331,24 @@ pub fn encode_spawn(
         buf.extend_from_slice(END_OF_SPAWN);
         buf.push(b'\n');
     }
-    // Hydra kills the job on a request line over 64 KiB.
+    // What Hydra 4.0.2 and 5.0.2 take (SPAWN_MAX_*), and no line over 64 KiB.
+    let lines = memchr::memchr_iter(b'\n', buf).count();
     require(
-        buf.split(|&b| b == b'\n').all(|l| l.len() < MAX_LINE),
+        buf.len() <= SPAWN_MAX_BYTES
+            && lines <= SPAWN_MAX_LINES
+            && buf.split(|&b| b == b'\n').all(|l| l.len() < MAX_LINE),
         PmiError::InvalidArgs,
     )
 }
+
+/// The largest spawn request, all segments together, that Hydra takes: 4.0.2's proxy
+/// reads a segment and 5.0.2's the whole request into one 64 KiB buffer, and both write
+/// a NUL past what they read (65 536 bytes worked by luck; 65 537 killed the job).
+const SPAWN_MAX_BYTES: usize = 65_535;
+/// The most lines in a spawn request, all segments together: MPICH 5.0.2's Hydra asserts
+/// past 1000 tokens (1001 lines aborted mpiexec; measured). It also keeps a command
+/// under Hydra 4.0.2's 998 arguments (999 made its mpiexec segfault).
+const SPAWN_MAX_LINES: usize = 1000;
 
 /// Append one `key=value` line of a spawn segment.
 fn push_line(buf: &mut Vec<u8>, key: std::fmt::Arguments<'_>, value: &[u8]) {
@@ -580,6 +592,68 @@ mod tests {
             encode_spawn(&mut buf, &[info], &[], 64, 1024),
             Err(PmiError::InvalidVal)
         );
+    }
+
+    /// `n` commands with `args` each.
+    fn fits<'a>(n: usize, args: &[&'a [u8]]) -> Vec<SpawnCommand<'a>> {
+        (0..n)
+            .map(|_| SpawnCommand {
+                execname: b"/bin/prog",
+                args: args.to_vec(),
+                maxprocs: 2,
+                info: vec![],
+            })
+            .collect()
+    }
+
+    /// Hydra's limits, measured (FIELD-NOTES): each case just inside works there, just
+    /// outside crashed mpiexec or killed the job.
+    #[test]
+    fn spawn_requests_stay_within_what_hydra_takes() {
+        let mut buf = Vec::new();
+        let x: &[u8] = b"x";
+        // 998 one-byte arguments: one segment of 1008 lines, over 5.0.2's 1000 lines.
+        let args_998 = vec![x; 998];
+        assert_eq!(
+            encode_spawn(&mut buf, &fits(1, &args_998), &[], 64, 1024),
+            Err(PmiError::InvalidArgs)
+        );
+        // 991 arguments: 1000 lines, the most MPICH 5.0.2's Hydra took; 992 is 1001.
+        let args_991 = vec![x; 991];
+        assert_eq!(
+            encode_spawn(&mut buf, &fits(1, &args_991), &[], 64, 1024),
+            Ok(())
+        );
+        assert_eq!(memchr::memchr_iter(b'\n', &buf).count(), 1000);
+        let args_992 = vec![x; 992];
+        assert_eq!(
+            encode_spawn(&mut buf, &fits(1, &args_992), &[], 64, 1024),
+            Err(PmiError::InvalidArgs)
+        );
+        // Lines count across segments: two commands of 491 arguments (1000 lines) fit.
+        let args_491 = vec![x; 491];
+        assert_eq!(
+            encode_spawn(&mut buf, &fits(2, &args_491), &[], 64, 1024),
+            Ok(())
+        );
+        let args_492 = vec![x; 492];
+        assert_eq!(
+            encode_spawn(&mut buf, &fits(2, &args_492), &[], 64, 1024),
+            Err(PmiError::InvalidArgs)
+        );
+        // Bytes: two arguments of 32 710 bytes (a 65.5 KB segment) are refused; the
+        // request may be 65 535 bytes at most.
+        let big = vec![b'a'; 32_710];
+        assert_eq!(
+            encode_spawn(&mut buf, &fits(1, &[&big, &big]), &[], 64, 1024),
+            Err(PmiError::InvalidArgs)
+        );
+        let half = vec![b'a'; 32_600];
+        assert_eq!(
+            encode_spawn(&mut buf, &fits(1, &[&half, &half]), &[], 64, 1024),
+            Ok(())
+        );
+        assert!(buf.len() <= SPAWN_MAX_BYTES);
     }
 
     #[test]
