@@ -23,7 +23,7 @@ LIB      := $(BUILD)/lib
 TBIN     := $(BUILD)/c-tests
 SO       := target/release/libpmi.so
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
-            fork stalefd
+            fork stalefd sigsafe
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS))
 RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
 

@@ -119,6 +119,10 @@ run singleton-refused-srun-env 2 --expect log "SLURM_STEP_NUM_TASKS=\"2\" says S
 run singleton-refused-pmix-env 2 --expect log "PMIX_RANK=\"1\" says a PMIx launcher" -- \
     env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 "$b/exchange" -q
 run singleton-in-allocation 0 -- env SLURM_JOB_ID=7 SLURM_NTASKS=4 "$b/exchange" -q
+# Tracing from signal handlers (no lock, no allocation) and into a dead stderr (no SIGPIPE).
+run sigsafe-handler 0 -- env PMI_DEBUG=1 "$b/sigsafe" handler 20000
+run sigsafe-abort-in-handler 3 --expect log "terminated by SIGTERM" -- env PMI_DEBUG=1 "$b/sigsafe" abort
+run sigsafe-stderr-pipe-closed 0 -- env PMI_DEBUG=1 "$b/sigsafe" pipe
 # Bad environments: one line naming the cause, PMI_FAIL.
 run env-fd-not-a-number 2 --expect log "PMI_FD=\"x\"" -- env PMI_FD=x PMI_RANK=0 PMI_SIZE=1 "$b/exchange" -q
 run env-fd-not-open 2 --expect log "PMI_FD=99 is not an open file descriptor" -- \

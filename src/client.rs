@@ -466,15 +466,15 @@ pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
 }
 
 /// The line `cmd=abort exitcode=<code>`, which is all Hydra reads (it crashes without
-/// `exitcode`).
-pub fn abort_line(code: i32) -> Vec<u8> {
-    let mut line = Vec::new();
-    wire::encode(
-        &mut line,
-        "abort",
-        &[("exitcode", code.to_string().as_bytes())],
-    );
-    line
+/// `exitcode`), written into `buf` (no allocation: `PMI_Abort` may run in a signal
+/// handler).
+pub fn abort_line(buf: &mut [u8; 64], code: i32) -> &[u8] {
+    use std::io::Write;
+    let room = buf.len();
+    let mut rest = &mut buf[..];
+    let _ = writeln!(rest, "cmd=abort exitcode={code}");
+    let used = room - rest.len();
+    &buf[..used]
 }
 
 /// `maxes` with the value maximum lowered, if need be, so that `cmd=put kvsname=K key=KEY

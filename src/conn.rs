@@ -239,6 +239,55 @@ impl Conn {
     }
 }
 
+/// Write `bytes` to stderr, all of them, with no lock and no allocation (callable from a
+/// signal handler) and never raising `SIGPIPE`: when the launcher's stderr reader is gone
+/// the write fails with `EPIPE`, and the process goes on. `SIGPIPE` is blocked in this
+/// thread for the write and a `SIGPIPE` it raised is taken back (one already pending is
+/// left alone).
+pub fn write_stderr(bytes: &[u8]) {
+    // SAFETY: sigset_t is a plain C struct that sigemptyset initialises.
+    let mut pipe: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let mut pending: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: all three sets are valid and writable; the calls are async-signal-safe.
+    let pending_before = unsafe {
+        libc::sigemptyset(&mut pipe);
+        libc::sigaddset(&mut pipe, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &pipe, &mut old);
+        libc::sigpending(&mut pending);
+        libc::sigismember(&pending, libc::SIGPIPE) == 1
+    };
+    let mut raised = false;
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        // SAFETY: `rest` is a live slice of `rest.len()` bytes.
+        let n = unsafe { libc::write(2, rest.as_ptr().cast(), rest.len()) };
+        if n > 0 {
+            rest = &rest[n as usize..];
+            continue;
+        }
+        match io::Error::last_os_error().raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EPIPE) => raised = true,
+            _ => {}
+        }
+        break;
+    }
+    // SAFETY: `pipe` and `old` are the sets filled above; a zero timeout only polls.
+    unsafe {
+        if raised && !pending_before {
+            let zero = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            libc::sigtimedwait(&pipe, std::ptr::null_mut(), &zero);
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+    }
+}
+
 impl Drop for Conn {
     fn drop(&mut self) {
         if !self.adopted {

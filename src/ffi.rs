@@ -2,6 +2,7 @@
 //! Every export in `api/` converts its arguments here and nowhere else.
 
 use std::ffi::CStr;
+use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use libc::{c_char, c_int};
@@ -10,9 +11,13 @@ use crate::error::{PmiError, PmiResult, PMI_FAIL, PMI_SUCCESS};
 use crate::trace;
 
 /// Run an export's body: `Ok` → `PMI_SUCCESS`, `Err(e)` → `e.code()`, a panic →
-/// `PMI_FAIL`. Nothing unwinds into C. With `PMI_DEBUG`, the call (as `call` describes
-/// it, built only then) is traced with its return code.
-pub fn guard(call: impl FnOnce() -> String, body: impl FnOnce() -> PmiResult<()>) -> c_int {
+/// `PMI_FAIL`. Nothing unwinds into C. With `PMI_DEBUG`, the call (as `call` writes it,
+/// only then) is traced with its return code, without allocating: PMI calls are made
+/// from signal handlers.
+pub fn guard(
+    call: impl Fn(&mut fmt::Formatter<'_>) -> fmt::Result,
+    body: impl FnOnce() -> PmiResult<()>,
+) -> c_int {
     let result = catch_unwind(AssertUnwindSafe(body));
     let code = match &result {
         Ok(Ok(())) => PMI_SUCCESS,
@@ -20,35 +25,52 @@ pub fn guard(call: impl FnOnce() -> String, body: impl FnOnce() -> PmiResult<()>
         Err(_) => PMI_FAIL,
     };
     if trace::enabled() {
-        let outcome = match result {
-            Ok(Ok(())) => "PMI_SUCCESS".to_string(),
-            Ok(Err(e)) => e.to_string(),
-            Err(_) => "PMI_FAIL (internal error)".to_string(),
-        };
-        trace::line(format_args!("{} = {outcome}", call()));
+        let call = Call(call);
+        match &result {
+            Ok(Ok(())) => trace::line(format_args!("{call} = PMI_SUCCESS")),
+            Ok(Err(e)) => trace::line(format_args!("{call} = {e}")),
+            Err(_) => trace::line(format_args!("{call} = PMI_FAIL (internal error)")),
+        }
     }
     code
 }
 
+/// A call as `guard` traces it.
+struct Call<F>(F);
+
+impl<F: Fn(&mut fmt::Formatter<'_>) -> fmt::Result> fmt::Display for Call<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.0)(f)
+    }
+}
+
 /// A C string argument as the trace shows it: quoted and escaped, NULL as `NULL`, cut
-/// after 256 bytes.
+/// after 256 bytes; formatted without allocating.
+pub struct Shown<'a>(Option<&'a [u8]>);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SHOWN: usize = 256;
+        match self.0 {
+            None => f.write_str("NULL"),
+            Some(bytes) if bytes.len() > SHOWN => write!(
+                f,
+                "\"{}\"...({} bytes)",
+                bytes[..SHOWN].escape_ascii(),
+                bytes.len()
+            ),
+            Some(bytes) => write!(f, "\"{}\"", bytes.escape_ascii()),
+        }
+    }
+}
+
+/// A C string argument for the trace.
 ///
 /// # Safety
-/// `p` is NULL or points to a NUL-terminated string.
-pub unsafe fn show(p: *const c_char) -> String {
-    const SHOWN: usize = 256;
+/// `p` is NULL or points to a NUL-terminated string that outlives `'a`.
+pub unsafe fn show<'a>(p: *const c_char) -> Shown<'a> {
     // SAFETY: the caller passes NULL or a NUL-terminated string.
-    match unsafe { bytes_in(p) } {
-        Err(_) => "NULL".to_string(),
-        Ok(bytes) if bytes.len() > SHOWN => {
-            format!(
-                "{:?}...({} bytes)",
-                String::from_utf8_lossy(&bytes[..SHOWN]),
-                bytes.len()
-            )
-        }
-        Ok(bytes) => format!("{:?}", String::from_utf8_lossy(bytes)),
-    }
+    Shown(unsafe { bytes_in(p) }.ok())
 }
 
 /// The bytes of a NUL-terminated C string; NULL → `PMI_ERR_INVALID_ARG`.

@@ -2,7 +2,6 @@
 //! with `PMI_DEBUG=1` every wire line, prefixed with the rank and a monotonic time.
 
 use std::fmt;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -37,29 +36,89 @@ pub fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
-fn prefix() -> String {
-    let rank = RANK.load(Ordering::Relaxed);
-    let rank = if rank < 0 {
-        "?".to_string()
-    } else {
-        rank.to_string()
-    };
-    let t = EPOCH.get_or_init(Instant::now).elapsed();
-    format!("libpmi[{rank}] {}.{:06}", t.as_secs(), t.subsec_micros())
+/// `libpmi[RANK] SECONDS.MICROS`, written without allocating.
+struct Prefix;
+
+impl fmt::Display for Prefix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = EPOCH.get_or_init(Instant::now).elapsed();
+        match RANK.load(Ordering::Relaxed) {
+            rank if rank < 0 => f.write_str("libpmi[?] ")?,
+            rank => write!(f, "libpmi[{rank}] ")?,
+        }
+        write!(f, "{}.{:06}", t.as_secs(), t.subsec_micros())
+    }
+}
+
+/// One line built on the stack, so that printing needs no allocation and no lock and
+/// works inside a signal handler (a PMI call from one, `PMI_Abort` in a `SIGTERM`
+/// handler); only a line longer than the buffer moves to the heap.
+struct Line {
+    stack: [u8; 1024],
+    len: usize,
+    heap: Option<Vec<u8>>,
+}
+
+impl Line {
+    fn new() -> Line {
+        Line {
+            stack: [0; 1024],
+            len: 0,
+            heap: None,
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        if let Some(heap) = &mut self.heap {
+            heap.extend_from_slice(bytes);
+        } else if self.len + bytes.len() <= self.stack.len() {
+            self.stack[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+            self.len += bytes.len();
+        } else {
+            let mut heap = self.stack[..self.len].to_vec();
+            heap.extend_from_slice(bytes);
+            self.heap = Some(heap);
+        }
+    }
+
+    /// Write the line and its newline to stderr with one `write(2)`.
+    fn emit(mut self) {
+        self.push(b"\n");
+        let bytes = match &self.heap {
+            Some(heap) => heap.as_slice(),
+            None => &self.stack[..self.len],
+        };
+        crate::conn::write_stderr(bytes);
+    }
+}
+
+impl fmt::Write for Line {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push(s.as_bytes());
+        Ok(())
+    }
 }
 
 /// Write one whole line to stderr in a single `write`, so lines from several threads
 /// or ranks never interleave and a process killed right after keeps its line whole.
-fn emit(text: String) {
-    let mut line = text.into_bytes();
-    line.push(b'\n');
-    let _ = std::io::stderr().lock().write_all(&line);
+fn emit(args: fmt::Arguments<'_>) {
+    let mut line = Line::new();
+    let _ = fmt::write(&mut line, args);
+    line.emit();
+}
+
+/// Write `bytes` as one line on stderr (a newline is added unless it ends in one),
+/// traced or not: `PMI_Abort`'s message.
+pub fn raw_line(bytes: &[u8]) {
+    let mut line = Line::new();
+    line.push(bytes.strip_suffix(b"\n").unwrap_or(bytes));
+    line.emit();
 }
 
 /// Print one trace line when tracing is on.
 pub fn line(args: fmt::Arguments<'_>) {
     if enabled() {
-        emit(format!("{} {}", prefix(), args));
+        emit(format_args!("{Prefix} {args}"));
     }
 }
 
@@ -78,17 +137,17 @@ pub fn wire(dir: Dir, line: &[u8]) {
 /// Print one warning line, traced or not.
 pub fn warn(cause: fmt::Arguments<'_>) {
     let rank = RANK.load(Ordering::Relaxed);
-    emit(format!("libpmi[{rank}]: warning: {cause}"));
+    emit(format_args!("libpmi[{rank}]: warning: {cause}"));
 }
 
 /// Print one line naming a failure that ends the job, traced or not, and return
 /// `PMI_FAIL` for the caller to pass on.
 pub fn fatal(cause: fmt::Arguments<'_>) -> PmiError {
     let rank = RANK.load(Ordering::Relaxed);
-    emit(if rank < 0 {
-        format!("libpmi: {cause}")
+    if rank < 0 {
+        emit(format_args!("libpmi: {cause}"));
     } else {
-        format!("libpmi[{rank}]: {cause}")
-    });
+        emit(format_args!("libpmi[{rank}]: {cause}"));
+    }
     PmiError::Fail
 }

@@ -15,7 +15,7 @@ use crate::{ffi, state};
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_size(size: *mut c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_Get_size({size:p})"),
+        |f| write!(f, "PMI_Get_size({size:p})"),
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(size) }?;
@@ -35,7 +35,7 @@ pub unsafe extern "C" fn PMI_Get_size(size: *mut c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_rank(rank: *mut c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_Get_rank({rank:p})"),
+        |f| write!(f, "PMI_Get_rank({rank:p})"),
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(rank) }?;
@@ -56,7 +56,7 @@ pub unsafe extern "C" fn PMI_Get_rank(rank: *mut c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_universe_size(size: *mut c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_Get_universe_size({size:p})"),
+        |f| write!(f, "PMI_Get_universe_size({size:p})"),
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(size) }?;
@@ -77,7 +77,7 @@ pub unsafe extern "C" fn PMI_Get_universe_size(size: *mut c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_appnum(appnum: *mut c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_Get_appnum({appnum:p})"),
+        |f| write!(f, "PMI_Get_appnum({appnum:p})"),
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(appnum) }?;
@@ -100,7 +100,7 @@ pub unsafe extern "C" fn PMI_Get_appnum(appnum: *mut c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_clique_size(size: *mut c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_Get_clique_size({size:p})"),
+        |f| write!(f, "PMI_Get_clique_size({size:p})"),
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(size) }?;
@@ -122,7 +122,7 @@ pub unsafe extern "C" fn PMI_Get_clique_size(size: *mut c_int) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_clique_ranks(ranks: *mut c_int, length: c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_Get_clique_ranks({ranks:p}, {length})"),
+        |f| write!(f, "PMI_Get_clique_ranks({ranks:p}, {length})"),
         || {
             // SAFETY: the caller passes NULL or `length` writable ints.
             let out = unsafe { ffi::out_ints(ranks, length) }?;

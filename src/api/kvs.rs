@@ -15,7 +15,7 @@ use crate::state::{self, Lifecycle};
 /// As for `PMI_KVS_Get_my_name`.
 unsafe fn write_kvsname(call: &str, buf: *mut c_char, length: c_int) -> c_int {
     ffi::guard(
-        || format!("{call}({buf:p}, {length})"),
+        |f| write!(f, "{call}({buf:p}, {length})"),
         || {
             // SAFETY: the caller passes NULL or `length` writable bytes.
             let out = unsafe { ffi::out_str(buf, length) }?;
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn PMI_Get_kvs_domain_id(id_str: *mut c_char, length: c_in
 /// `length` is NULL or points to a writable `int`.
 unsafe fn write_max(call: &str, length: *mut c_int, pick: fn(Maxes) -> usize) -> c_int {
     ffi::guard(
-        || format!("{call}({length:p})"),
+        |f| write!(f, "{call}({length:p})"),
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(length) }?;
@@ -153,11 +153,11 @@ pub unsafe extern "C" fn PMI_KVS_Put(
     value: *const c_char,
 ) -> c_int {
     ffi::guard(
-        || {
+        |f| {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let (kvsname, key, value) =
                 unsafe { (ffi::show(kvsname), ffi::show(key), ffi::show(value)) };
-            format!("PMI_KVS_Put({kvsname}, {key}, {value})")
+            write!(f, "PMI_KVS_Put({kvsname}, {key}, {value})")
         },
         || {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
@@ -185,10 +185,10 @@ pub unsafe extern "C" fn PMI_KVS_Put(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Commit(kvsname: *const c_char) -> c_int {
     ffi::guard(
-        || {
+        |f| {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let kvsname = unsafe { ffi::show(kvsname) };
-            format!("PMI_KVS_Commit({kvsname})")
+            write!(f, "PMI_KVS_Commit({kvsname})")
         },
         || {
             // SAFETY: the caller passes NULL or a NUL-terminated string.
@@ -221,10 +221,10 @@ pub unsafe extern "C" fn PMI_KVS_Get(
     length: c_int,
 ) -> c_int {
     ffi::guard(
-        || {
+        |f| {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let (kvsname, key) = unsafe { (ffi::show(kvsname), ffi::show(key)) };
-            format!("PMI_KVS_Get({kvsname}, {key}, {value:p}, {length})")
+            write!(f, "PMI_KVS_Get({kvsname}, {key}, {value:p}, {length})")
         },
         || {
             // SAFETY: the caller passes NULL or NUL-terminated strings, and NULL or `length`
@@ -250,7 +250,7 @@ pub unsafe extern "C" fn PMI_KVS_Get(
 #[unsafe(no_mangle)]
 pub extern "C" fn PMI_Barrier() -> c_int {
     ffi::guard(
-        || "PMI_Barrier()".to_string(),
+        |f| f.write_str("PMI_Barrier()"),
         || state::with_client(|c| c.barrier()),
     )
 }
@@ -266,7 +266,7 @@ pub extern "C" fn PMI_Barrier() -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Create(kvsname: *mut c_char, length: c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_KVS_Create({kvsname:p}, {length})"),
+        |f| write!(f, "PMI_KVS_Create({kvsname:p}, {length})"),
         || {
             // SAFETY: the caller passes NULL or `length` writable bytes.
             unsafe { ffi::out_str(kvsname, length) }?;
@@ -286,10 +286,10 @@ pub unsafe extern "C" fn PMI_KVS_Create(kvsname: *mut c_char, length: c_int) -> 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_KVS_Destroy(kvsname: *const c_char) -> c_int {
     ffi::guard(
-        || {
+        |f| {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let kvsname = unsafe { ffi::show(kvsname) };
-            format!("PMI_KVS_Destroy({kvsname})")
+            write!(f, "PMI_KVS_Destroy({kvsname})")
         },
         || {
             // SAFETY: the caller passes NULL or a NUL-terminated string.
@@ -312,10 +312,13 @@ unsafe fn iterate(
     val_len: c_int,
 ) -> c_int {
     ffi::guard(
-        || {
+        |f| {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let kvsname = unsafe { ffi::show(kvsname) };
-            format!("{call}({kvsname}, {key:p}, {key_len}, {val:p}, {val_len})")
+            write!(
+                f,
+                "{call}({kvsname}, {key:p}, {key_len}, {val:p}, {val_len})"
+            )
         },
         || {
             // SAFETY: the caller passes NULL or a NUL-terminated string, and NULL or

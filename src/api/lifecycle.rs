@@ -1,7 +1,5 @@
 //! `PMI_Init`, `PMI_Initialized`, `PMI_Finalize`, `PMI_Abort`.
 
-use std::io::Write;
-
 use libc::{c_char, c_int};
 
 use crate::api::PMI_BOOL;
@@ -30,7 +28,7 @@ use crate::{ffi, trace};
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Init(spawned: *mut c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_Init({spawned:p})"),
+        |f| write!(f, "PMI_Init({spawned:p})"),
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(spawned) }?;
@@ -120,7 +118,7 @@ fn watch_forks() {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
     ffi::guard(
-        || format!("PMI_Initialized({initialized:p})"),
+        |f| write!(f, "PMI_Initialized({initialized:p})"),
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(initialized) }?;
@@ -140,7 +138,7 @@ pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn PMI_Finalize() -> c_int {
     ffi::guard(
-        || "PMI_Finalize()".to_string(),
+        |f| f.write_str("PMI_Finalize()"),
         || {
             let mut state = state::lock()?;
             match std::mem::replace(&mut *state, Lifecycle::Finalized) {
@@ -172,27 +170,27 @@ pub extern "C" fn PMI_Finalize() -> c_int {
 pub unsafe extern "C" fn PMI_Abort(exit_code: c_int, error_msg: *const c_char) -> c_int {
     // SAFETY: the caller passes NULL or a NUL-terminated string.
     let message = unsafe { ffi::bytes_in(error_msg) }.unwrap_or_default();
-    // SAFETY: as above.
-    trace::line(format_args!("PMI_Abort({exit_code}, {})", unsafe {
-        ffi::show(error_msg)
-    }));
+    // Nothing on this path allocates or takes a lock it could wait for: PMI_Abort is
+    // called from signal handlers.
+    trace::line(format_args!(
+        "PMI_Abort({exit_code}, \"{}\"{})",
+        message[..message.len().min(256)].escape_ascii(),
+        if message.len() > 256 { "..." } else { "" }
+    ));
     let _ = std::panic::catch_unwind(|| abort(exit_code, message));
     std::process::exit(exit_code)
 }
 
 fn abort(code: c_int, message: &[u8]) {
     if !message.is_empty() {
-        let mut text = message.to_vec();
-        if !text.ends_with(b"\n") {
-            text.push(b'\n');
-        }
-        let _ = std::io::stderr().lock().write_all(&text);
+        trace::raw_line(message);
     }
     // In a forked child the connection is the parent's: nothing is sent.
     if state::forked() {
         return;
     }
-    let line = client::abort_line(code);
+    let mut buf = [0u8; 64];
+    let line = client::abort_line(&mut buf, code);
     // The lock may be held by a thread blocked in a barrier: then use the fd directly.
     let fd = match state::try_lock() {
         Some(state) => match &*state {
@@ -202,6 +200,6 @@ fn abort(code: c_int, message: &[u8]) {
         None => state::abort_fd(),
     };
     if fd >= 0 {
-        Conn::send_abort(fd, &line);
+        Conn::send_abort(fd, line);
     }
 }

@@ -22,10 +22,10 @@ pub unsafe extern "C" fn PMI_Publish_name(
     port: *const c_char,
 ) -> c_int {
     ffi::guard(
-        || {
+        |f| {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let (service_name, port) = unsafe { (ffi::show(service_name), ffi::show(port)) };
-            format!("PMI_Publish_name({service_name}, {port})")
+            write!(f, "PMI_Publish_name({service_name}, {port})")
         },
         || {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
@@ -46,10 +46,10 @@ pub unsafe extern "C" fn PMI_Publish_name(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Unpublish_name(service_name: *const c_char) -> c_int {
     ffi::guard(
-        || {
+        |f| {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let service_name = unsafe { ffi::show(service_name) };
-            format!("PMI_Unpublish_name({service_name})")
+            write!(f, "PMI_Unpublish_name({service_name})")
         },
         || {
             // SAFETY: the caller passes NULL or a NUL-terminated string.
@@ -75,10 +75,10 @@ pub unsafe extern "C" fn PMI_Unpublish_name(service_name: *const c_char) -> c_in
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Lookup_name(service_name: *const c_char, port: *mut c_char) -> c_int {
     ffi::guard(
-        || {
+        |f| {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let service_name = unsafe { ffi::show(service_name) };
-            format!("PMI_Lookup_name({service_name}, {port:p})")
+            write!(f, "PMI_Lookup_name({service_name}, {port:p})")
         },
         || {
             // SAFETY: the caller passes NULL or a NUL-terminated string.

@@ -32,7 +32,12 @@ pub unsafe extern "C" fn PMI_Parse_option(
     size: *mut c_int,
 ) -> c_int {
     ffi::guard(
-        || format!("PMI_Parse_option({num_args}, {args:p}, {num_parsed:p}, {keyvalp:p}, {size:p})"),
+        |f| {
+            write!(
+                f,
+                "PMI_Parse_option({num_args}, {args:p}, {num_parsed:p}, {keyvalp:p}, {size:p})"
+            )
+        },
         || {
             let n = usize::try_from(num_args).map_err(|_| PmiError::InvalidNumArgs)?;
             // SAFETY: the caller passes NULL or `num_args` string pointers.
@@ -75,7 +80,12 @@ pub unsafe extern "C" fn PMI_Args_to_keyval(
     size: *mut c_int,
 ) -> c_int {
     ffi::guard(
-        || format!("PMI_Args_to_keyval({argcp:p}, {argvp:p}, {keyvalp:p}, {size:p})"),
+        |f| {
+            write!(
+                f,
+                "PMI_Args_to_keyval({argcp:p}, {argvp:p}, {keyvalp:p}, {size:p})"
+            )
+        },
         || {
             // SAFETY: each pointer is NULL or valid and writable.
             let (argc, keyvalp, size) =
@@ -119,7 +129,7 @@ pub unsafe extern "C" fn PMI_Args_to_keyval(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Free_keyvals(keyvalp: *mut PMI_keyval_t, size: c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_Free_keyvals({keyvalp:p}, {size})"),
+        |f| write!(f, "PMI_Free_keyvals({keyvalp:p}, {size})"),
         || {
             let n = usize::try_from(size).map_err(|_| PmiError::InvalidArg)?;
             if keyvalp.is_null() {
@@ -151,7 +161,7 @@ pub unsafe extern "C" fn PMI_Free_keyvals(keyvalp: *mut PMI_keyval_t, size: c_in
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI_Get_options(str: *mut c_char, length: *mut c_int) -> c_int {
     ffi::guard(
-        || format!("PMI_Get_options({str:p}, {length:p})"),
+        |f| write!(f, "PMI_Get_options({str:p}, {length:p})"),
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let length = unsafe { ffi::out(length) }?;

@@ -49,8 +49,8 @@ pub unsafe extern "C" fn PMI_Spawn_multiple(
     errors: *mut c_int,
 ) -> c_int {
     ffi::guard(
-        || {
-            format!("PMI_Spawn_multiple({count}, {cmds:p}, {argvs:p}, {maxprocs:p}, {info_keyval_sizesp:p}, {info_keyval_vectors:p}, {preput_keyval_size}, {preput_keyval_vector:p}, {errors:p})")
+        |f| {
+            write!(f, "PMI_Spawn_multiple({count}, {cmds:p}, {argvs:p}, {maxprocs:p}, {info_keyval_sizesp:p}, {info_keyval_vectors:p}, {preput_keyval_size}, {preput_keyval_vector:p}, {errors:p})")
         },
         || {
             let count = usize::try_from(count)
