@@ -50,7 +50,8 @@ pub struct Client {
     /// This process's puts, to refuse a second put of a key with another value.
     puts: KeyMap<Vec<u8>>,
     /// The ranks on this node, computed once from `PMI_process_mapping`.
-    clique: Option<Vec<i32>>,
+    /// The parsed `PMI_process_mapping`, once asked for (`Some(None)`: unknown).
+    layout: Option<Option<Mapping>>,
 }
 
 impl Client {
@@ -92,7 +93,7 @@ impl Client {
         client.kvsname = Some(format!("singleton_kvs_{}", std::process::id()).into_bytes());
         client.universe_size = Some(1);
         client.appnum = Some(0);
-        client.clique = Some(vec![0]);
+        client.layout = Some(None);
         client
     }
 
@@ -107,7 +108,7 @@ impl Client {
             appnum: None,
             gets: KeyMap::default(),
             puts: KeyMap::default(),
-            clique: None,
+            layout: None,
         }
     }
 
@@ -292,8 +293,9 @@ impl Client {
         wire::encode(&mut self.request, "get", &[("kvsname", name), ("key", key)]);
         let reply = conn.call(&self.request, b"get_result")?;
         let value = match (reply.rc(), reply.value()) {
-            (Some(0), Some(value)) => value.to_vec(),
-            (Some(0), None) | (None, _) => return Err(server_error("get", reply)),
+            // A NUL inside would cut the C string the caller gets: refused, not cached.
+            (Some(0), Some(value)) if !value.contains(&0) => value.to_vec(),
+            (Some(0), _) | (None, _) => return Err(server_error("get", reply)),
             (Some(_), _) => {
                 trace::line(format_args!(
                     "get: key not found: \"{}\"",
@@ -310,18 +312,16 @@ impl Client {
         Ok(self.gets.entry(key.to_vec()).or_insert(value).as_slice())
     }
 
-    /// The ranks of this process group on this node, ascending, from the
-    /// `PMI_process_mapping` key (fetched once). Missing or empty means unknown: the
-    /// clique is this process alone; so it is when the mapping is malformed, with one
-    /// warning on stderr.
-    pub fn clique(&mut self) -> PmiResult<&[i32]> {
-        if self.clique.is_none() {
-            let (rank, size) = (self.id.rank, self.id.size);
+    /// The job layout from the `PMI_process_mapping` key (fetched and parsed once);
+    /// `None` when it is unknown (missing, empty, or malformed, with one warning on
+    /// stderr): then the clique is this process alone.
+    fn layout(&mut self) -> PmiResult<Option<&Mapping>> {
+        if self.layout.is_none() {
             let name = self.kvsname()?.to_vec();
-            let clique = match self.get(&name, MAPPING_KEY) {
+            let parsed = match self.get(&name, MAPPING_KEY) {
                 Ok([]) => None,
                 Ok(text) => match Mapping::parse(text) {
-                    Ok(mapping) => mapping.clique(rank as u32, size as u32),
+                    Ok(mapping) => Some(mapping),
                     Err(e) => {
                         warn_mapping(text, &e);
                         None
@@ -331,10 +331,40 @@ impl Client {
                 Err(PmiError::InvalidKey | PmiError::InvalidKeyLength) => None,
                 Err(e) => return Err(e),
             };
-            let ranks = clique.map(|c| c.into_iter().map(|r| r as i32).collect());
-            self.clique = Some(ranks.unwrap_or_else(|| vec![rank]));
+            self.layout = Some(parsed);
         }
-        Ok(self.clique.as_deref().unwrap_or_default())
+        Ok(self.layout.as_ref().and_then(Option::as_ref))
+    }
+
+    /// How many ranks of this process group share this node: arithmetic on the mapping,
+    /// nothing allocated, however large the job.
+    pub fn clique_size(&mut self) -> PmiResult<usize> {
+        let (rank, size) = (self.id.rank as u32, self.id.size as u32);
+        Ok(match self.layout()? {
+            Some(mapping) => mapping.clique_size(rank, size).unwrap_or(1),
+            None => 1,
+        })
+    }
+
+    /// Write the ranks on this node, ascending, into `out`; `PMI_ERR_INVALID_LENGTH`
+    /// with nothing written when they do not fit. What is allocated is bounded by `out`,
+    /// and an allocation failure is `PMI_ERR_NOMEM`.
+    pub fn clique_into(&mut self, out: &mut [i32]) -> PmiResult<usize> {
+        let n = self.clique_size()?;
+        let slots = out.get_mut(..n).ok_or(PmiError::InvalidLength)?;
+        let (rank, size) = (self.id.rank, self.id.size);
+        match self.layout()? {
+            Some(mapping) => {
+                let ranks = mapping
+                    .clique(rank as u32, size as u32)
+                    .ok_or(PmiError::NoMem)?;
+                for (slot, r) in slots.iter_mut().zip(ranks) {
+                    *slot = r as i32;
+                }
+            }
+            None => slots[0] = rank,
+        }
+        Ok(n)
     }
 
     /// `cmd=barrier_in`, answered by `cmd=barrier_out` once every rank has entered.
@@ -379,6 +409,7 @@ impl Client {
         name_service_ok("lookup_name", reply)?;
         reply
             .field(b"port")
+            .filter(|port| !port.contains(&0))
             .ok_or_else(|| server_error("lookup_name", reply))
     }
 

@@ -30,6 +30,8 @@ pub struct Conn {
     start: usize,
     end: usize,
     broken: bool,
+    /// `PMI_TIMEOUT`: how long a reply may take, in milliseconds (None: no limit).
+    timeout_ms: Option<i32>,
 }
 
 impl Conn {
@@ -76,7 +78,13 @@ impl Conn {
             start: 0,
             end: 0,
             broken: false,
+            timeout_ms: None,
         }
+    }
+
+    /// Give up on a reply that takes longer than `seconds` (`PMI_TIMEOUT`).
+    pub fn set_timeout(&mut self, seconds: Option<u32>) {
+        self.timeout_ms = seconds.map(|s| i32::try_from(u64::from(s) * 1000).unwrap_or(i32::MAX));
     }
 
     /// The raw fd, so `PMI_Abort` can reach the server while another thread holds the
@@ -90,7 +98,7 @@ impl Conn {
     /// connection and returns `PMI_FAIL`; a nonzero `rc` is left for the caller to judge.
     pub fn call(&mut self, request: &[u8], expected: &[u8]) -> PmiResult<Reply<'_>> {
         self.send(request)?;
-        let range = self.recv_line()?;
+        let range = self.recv_line(expected)?;
         let reply = Reply::new(&self.buf[range]);
         if reply.cmd() != Some(expected) {
             self.broken = true;
@@ -105,7 +113,7 @@ impl Conn {
 
     /// Read the next line, whatever it is (for the `PMI_PORT` handshake).
     pub fn recv(&mut self) -> PmiResult<Reply<'_>> {
-        let range = self.recv_line()?;
+        let range = self.recv_line(b"initack")?;
         Ok(Reply::new(&self.buf[range]))
     }
 
@@ -157,7 +165,8 @@ impl Conn {
     }
 
     /// Read until a whole line is buffered; return its range in `buf`, newline excluded.
-    fn recv_line(&mut self) -> PmiResult<Range<usize>> {
+    /// `expected` names the reply awaited, for the message when `PMI_TIMEOUT` runs out.
+    fn recv_line(&mut self, expected: &[u8]) -> PmiResult<Range<usize>> {
         if self.broken {
             return Err(PmiError::Fail);
         }
@@ -184,6 +193,15 @@ impl Conn {
                 } else {
                     return Err(self.fail(format_args!(
                         "protocol error: reply line longer than {MAX_LINE} bytes"
+                    )));
+                }
+            }
+            if let Some(ms) = self.timeout_ms {
+                if !self.ready_within(ms)? {
+                    return Err(self.fail(format_args!(
+                        "no reply (cmd={}) from the process manager in {} s (PMI_TIMEOUT)",
+                        expected.escape_ascii(),
+                        ms / 1000
                     )));
                 }
             }
@@ -224,6 +242,28 @@ impl Conn {
             let n = unsafe { libc::poll(&mut pfd, 1, -1) };
             if n >= 0 {
                 return Ok(());
+            }
+            let err = io::Error::last_os_error();
+            if err.raw_os_error() != Some(libc::EINTR) {
+                return Err(self.fail(format_args!("cannot poll the PMI fd: {err}")));
+            }
+        }
+    }
+
+    /// Whether the fd becomes readable within `ms` milliseconds.
+    fn ready_within(&mut self, ms: i32) -> PmiResult<bool> {
+        let mut pfd = libc::pollfd {
+            fd: self.raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(ms as u64);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            // SAFETY: `pfd` is one valid pollfd on the stack, and we pass a count of 1.
+            let n = unsafe { libc::poll(&mut pfd, 1, left.as_millis() as libc::c_int) };
+            if n >= 0 {
+                return Ok(n > 0);
             }
             let err = io::Error::last_os_error();
             if err.raw_os_error() != Some(libc::EINTR) {

@@ -226,6 +226,19 @@ fn spawned(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<bool, String> {
     }
 }
 
+/// `PMI_TIMEOUT`: the seconds a reply may take before the call fails (unset, empty or 0:
+/// no limit, the default: a barrier legitimately waits for the slowest rank).
+pub fn timeout(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Option<u32>, String> {
+    match lookup("PMI_TIMEOUT") {
+        None => Ok(None),
+        Some(v) if v.is_empty() => Ok(None),
+        Some(v) => {
+            let seconds = number(&v).ok_or_else(|| bad("PMI_TIMEOUT", &v))?;
+            Ok((seconds > 0).then_some(seconds as u32))
+        }
+    }
+}
+
 /// Whether `PMI_DEBUG` asks for tracing (set, and neither empty nor `0`).
 pub fn debug_requested(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
     match lookup("PMI_DEBUG") {
@@ -562,6 +575,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn pmi_timeout() {
+        assert_eq!(timeout(&lookup_from(&[])), Ok(None));
+        assert_eq!(timeout(&lookup_from(&[("PMI_TIMEOUT", "0")])), Ok(None));
+        assert_eq!(
+            timeout(&lookup_from(&[("PMI_TIMEOUT", "30")])),
+            Ok(Some(30))
+        );
+        assert!(timeout(&lookup_from(&[("PMI_TIMEOUT", "x")])).is_err());
     }
 
     #[test]

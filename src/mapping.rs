@@ -176,10 +176,14 @@ impl Mapping {
         locate(&self.items, u64::from(rank).checked_rem(self.period)?)
     }
 
-    /// The clique of `rank`: every rank < size on rank's node, ascending. None when rank >= size.
+    /// The clique of `rank`: every rank < size on rank's node, ascending. None when rank >= size,
+    /// or when the memory for it cannot be had.
     pub fn clique(&self, rank: u32, size: u32) -> Option<Vec<u32>> {
         let node = self.node_of(rank, size)?;
-        let mut ranks = Vec::with_capacity(self.clique_size(rank, size)?);
+        let mut ranks = Vec::new();
+        ranks
+            .try_reserve_exact(self.clique_size(rank, size)?)
+            .ok()?;
         // The job is the vector repeated without end, cut at `size`.
         collect_repeated(
             &self.items,

@@ -33,7 +33,8 @@ pub fn encode(buf: &mut Vec<u8>, cmd: &str, fields: &[(&str, &[u8])]) {
 /// runs of spaces and tabs, extra keys, bare words skipped, the first occurrence of a
 /// key wins. `value=` runs to the end of the line, less a trailing ` found=TRUE` /
 /// ` found=FALSE` (Hydra 4.1.1-4.2.0, mpich#7050). Up to [`OTHER_FIELDS`] keys besides
-/// `cmd`, `rc` and `value` are kept; more are ignored. No allocation.
+/// `cmd`, `rc` and `value` are kept; a key past those is found by scanning the line
+/// again. No allocation.
 #[derive(Debug, Clone, Copy)]
 pub struct Reply<'a> {
     line: &'a [u8],
@@ -42,6 +43,8 @@ pub struct Reply<'a> {
     value: Option<&'a [u8]>,
     others: [(&'a [u8], &'a [u8]); OTHER_FIELDS],
     n_others: usize,
+    /// More keys came than `others` holds.
+    overflow: bool,
 }
 
 /// How many fields besides `cmd`, `rc` and `value` a reply keeps (Hydra sends at most 3).
@@ -65,6 +68,7 @@ impl<'a> Reply<'a> {
             value: None,
             others: [(&[], &[]); OTHER_FIELDS],
             n_others: 0,
+            overflow: false,
         };
         let mut i = 0;
         let n = line.len();
@@ -106,6 +110,8 @@ impl<'a> Reply<'a> {
                 if !known && self.n_others < OTHER_FIELDS {
                     self.others[self.n_others] = (key, value);
                     self.n_others += 1;
+                } else if !known {
+                    self.overflow = true;
                 }
                 return;
             }
@@ -127,8 +133,24 @@ impl<'a> Reply<'a> {
             _ => self.others[..self.n_others]
                 .iter()
                 .find(|(k, _)| *k == key)
-                .map(|(_, v)| *v),
+                .map(|(_, v)| *v)
+                .or_else(|| {
+                    if self.overflow {
+                        self.rescan(key)
+                    } else {
+                        None
+                    }
+                }),
         }
+    }
+
+    /// The slow path for a reply with more keys than `others` holds: the first `key=`
+    /// token before `value=`.
+    fn rescan(&self, key: &[u8]) -> Option<&'a [u8]> {
+        let line = self.line;
+        line.split(|&b| is_separator(b))
+            .take_while(|token| !token.starts_with(b"value="))
+            .find_map(|token| token.strip_prefix(key)?.strip_prefix(b"="))
     }
 
     /// The `cmd=` field.
@@ -447,7 +469,7 @@ mod tests {
     }
 
     #[test]
-    fn first_occurrence_wins_and_extra_fields_are_bounded() {
+    fn first_occurrence_wins_and_extra_fields_are_all_found() {
         let r = Reply::new(b"cmd=a cmd=b rc=0 rc=1 k=1 k=2");
         assert_eq!(
             (r.cmd(), r.rc(), r.int(b"k")),
@@ -461,7 +483,12 @@ mod tests {
         let r = Reply::new(&line);
         assert_eq!((r.rc(), r.value()), (Some(0), Some(&b"kept"[..])));
         assert_eq!(r.field(b"extra0"), Some(&b"x"[..]));
-        assert_eq!(r.field(b"extra39"), None, "beyond OTHER_FIELDS");
+        assert_eq!(
+            r.field(b"extra39"),
+            Some(&b"x"[..]),
+            "beyond OTHER_FIELDS: rescanned"
+        );
+        assert_eq!(r.field(b"absent"), None);
     }
 
     #[test]

@@ -118,6 +118,25 @@ fn init_refuses_other_versions_errors_and_wrong_cmd_after_one_line() {
 // 2. get_maxes
 
 #[test]
+fn get_maxes_after_many_unknown_fields_is_parsed() {
+    // More fields than the parser keeps, before the ones init needs: found all the same.
+    let unknown: Vec<String> = (0..12).map(|i| format!("extra{i}=x")).collect();
+    let reply = format!(
+        "cmd=maxes rc=0 {} kvsname_max=100 keylen_max=32 vallen_max=500",
+        unknown.join(" ")
+    );
+    let (maxes, _) = init_with_maxes(&reply);
+    assert_eq!(
+        maxes,
+        Ok(Maxes {
+            kvsname: 100,
+            key: 32,
+            value: 500
+        })
+    );
+}
+
+#[test]
 fn get_maxes_values_are_parsed() {
     let (maxes, _) = init_with_maxes("cmd=maxes vallen_max=500 kvsname_max=100 keylen_max=32");
     assert_eq!(
@@ -837,6 +856,13 @@ const RANK_2_OF_4: Identity = Identity {
     spawned: false,
 };
 
+/// The clique as PMI_Get_clique_size and PMI_Get_clique_ranks see it.
+fn clique_of(client: &mut Client) -> Result<Vec<i32>, PmiError> {
+    let mut ranks = vec![-1; client.clique_size()?];
+    client.clique_into(&mut ranks)?;
+    Ok(ranks)
+}
+
 /// The clique of rank 2 of 4 when the mapping get is answered `reply`, asked twice;
 /// and the transcript.
 fn clique_with(reply: &str) -> (Vec<i32>, Vec<u8>) {
@@ -845,8 +871,8 @@ fn clique_with(reply: &str) -> (Vec<i32>, Vec<u8>) {
         RANK_2_OF_4,
         kvsname().exchange(&mapping, format!("{reply}\n")),
     );
-    let first = client.clique().map(<[i32]>::to_vec);
-    let second = client.clique().map(<[i32]>::to_vec);
+    let first = clique_of(&mut client);
+    let second = clique_of(&mut client);
     assert_eq!(first, second, "{reply}");
     drop(client);
     let wire = finish(server);
@@ -901,7 +927,7 @@ fn clique_is_this_rank_when_keylen_max_cannot_hold_the_mapping_key() {
     };
     let (client, server) = init_as(id, script);
     let mut client = client.unwrap();
-    assert_eq!(client.clique(), Ok(&[2][..]));
+    assert_eq!(clique_of(&mut client), Ok(vec![2]));
     drop(client);
     let expected = [INIT_REQUEST, MAXES_REQUEST, KVSNAME_REQUEST].concat();
     assert_wire(&finish(server), &expected);
@@ -918,7 +944,7 @@ fn mapping_get_with(reply: &str) -> Vec<u8> {
     let value = client
         .get(&name, b"PMI_process_mapping")
         .map(<[u8]>::to_vec);
-    let clique = client.clique().map(<[i32]>::to_vec);
+    let clique = clique_of(&mut client);
     drop(client);
     assert_wire(&finish(server), &after_kvsname(&[&mapping]));
     assert_eq!(
@@ -960,4 +986,67 @@ fn a_server_that_reads_1024_byte_requests_gets_values_that_fit() {
     drop(client);
     let wire = finish(server);
     assert!(wire.split(|&b| b == b'\n').all(|line| line.len() < 1024));
+}
+
+#[test]
+fn a_value_with_a_nul_byte_is_refused_not_cut() {
+    // The C caller would get the value cut at the NUL: PMI_FAIL instead, not cached.
+    let get = get_request("k");
+    let (mut client, server) = client_with_kvsname(
+        Script::new()
+            .exchange(&get, &b"cmd=get_result rc=0 value=ab\0cd\n"[..])
+            .exchange(&get, "cmd=get_result rc=0 value=abcd\n"),
+    );
+    assert_eq!(client.get(KVS, b"k"), Err(PmiError::Fail));
+    assert_eq!(client.get(KVS, b"k"), Ok(&b"abcd"[..]));
+    drop(client);
+    finish(server);
+}
+
+#[test]
+fn pmi_timeout_fails_a_call_the_server_never_answers() {
+    // The server reads the barrier and says nothing for 3 s; with a 1 s limit the call
+    // fails after about 1 s, and the connection is broken (later calls fail at once).
+    let (stream, server) = serve(
+        handshake()
+            .expect("cmd=barrier_in\n")
+            .sleep(Duration::from_secs(3)),
+    );
+    let mut c = conn(stream);
+    c.set_timeout(Some(1));
+    let mut client = Client::init(c, ID).expect("init");
+    let start = Instant::now();
+    assert_eq!(client.barrier(), Err(PmiError::Fail));
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_millis(2500),
+        "{took:?}"
+    );
+    assert_eq!(client.barrier(), Err(PmiError::Fail));
+    drop(client);
+    finish(server);
+}
+
+#[test]
+fn the_clique_of_a_huge_job_is_counted_not_built() {
+    // PMI_SIZE=2147483647 on one node: the size is arithmetic, and a short array gets
+    // PMI_ERR_INVALID_LENGTH without anything built (before: 8 GiB and 8.6 s).
+    let huge = Identity {
+        rank: 5,
+        size: i32::MAX,
+        spawned: false,
+    };
+    let mapping = get_request("PMI_process_mapping");
+    let (mut client, server) = client_as(
+        huge,
+        kvsname().exchange(&mapping, "cmd=get_result rc=0 value=(vector,(0,1,1))\n"),
+    );
+    let start = Instant::now();
+    assert_eq!(client.clique_size(), Ok(i32::MAX as usize));
+    let mut ranks = [-7; 16];
+    assert_eq!(client.clique_into(&mut ranks), Err(PmiError::InvalidLength));
+    assert_eq!(ranks, [-7; 16]);
+    assert!(start.elapsed() < Duration::from_secs(1));
+    drop(client);
+    finish(server);
 }

@@ -104,7 +104,9 @@ pub unsafe extern "C" fn PMI_Get_clique_size(size: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(size) }?;
-            out.set(state::with_client(|c| Ok(c.clique()?.len() as c_int))?);
+            let n = state::with_client(|c| c.clique_size())?;
+            // A clique too large for an int (a PMI_SIZE past 2^31 cannot be set anyway).
+            out.set(c_int::try_from(n).map_err(|_| crate::error::PmiError::Fail)?);
             Ok(())
         },
     )
@@ -126,14 +128,7 @@ pub unsafe extern "C" fn PMI_Get_clique_ranks(ranks: *mut c_int, length: c_int) 
         || {
             // SAFETY: the caller passes NULL or `length` writable ints.
             let out = unsafe { ffi::out_ints(ranks, length) }?;
-            state::with_client(|c| {
-                let clique = c.clique()?;
-                let slots = out
-                    .get_mut(..clique.len())
-                    .ok_or(crate::error::PmiError::InvalidLength)?;
-                slots.copy_from_slice(clique);
-                Ok(())
-            })
+            state::with_client(|c| c.clique_into(out).map(drop))
         },
     )
 }

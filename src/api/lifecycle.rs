@@ -53,10 +53,12 @@ fn init() -> PmiResult<bool> {
     let lookup = |name: &str| std::env::var_os(name);
     trace::set_enabled(env::debug_requested(&lookup));
     let refuse = |why: String| trace::fatal(format_args!("PMI_Init: {why}"));
+    let timeout = env::timeout(&lookup).map_err(refuse)?;
     let client = match env::launch(&lookup).map_err(refuse)? {
         Launch::Fd(job) => {
             trace::set_rank(i64::from(job.rank));
-            let conn = Conn::from_fd(job.fd).map_err(refuse)?;
+            let mut conn = Conn::from_fd(job.fd).map_err(refuse)?;
+            conn.set_timeout(timeout);
             let id = Identity {
                 rank: job.rank,
                 size: job.size,
@@ -66,6 +68,7 @@ fn init() -> PmiResult<bool> {
         }
         Launch::Port(port) => {
             let mut conn = Conn::connect(&port.host, port.port).map_err(refuse)?;
+            conn.set_timeout(timeout);
             let (rank, size) = client::port_handshake(&mut conn, port.id)?;
             trace::set_rank(i64::from(rank));
             Client::init(
