@@ -1,0 +1,73 @@
+//! `PMI_Abort` while another thread waits in `PMI_Finalize` for `finalize_ack` still
+//! reaches the server. The client is a forked child (PMI_Abort ends its process); this
+//! test process is the server, which never acknowledges the finalize and must then read
+//! `cmd=abort exitcode=5`. Its own test binary: it forks.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::{AsRawFd, IntoRawFd};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::time::Duration;
+
+use pmi::api::lifecycle::{PMI_Abort, PMI_Finalize, PMI_Init};
+
+#[test]
+fn abort_during_finalize_reaches_the_server() {
+    let path = std::env::temp_dir().join(format!("pmi-abort-{}.sock", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let listener = UnixListener::bind(&path).expect("bind");
+    // SAFETY: the child only connects, drives the library through its C exports and
+    // ends in PMI_Abort (or _exit); it never returns into the test harness.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork");
+    if pid == 0 {
+        client(&path);
+    }
+    let (stream, _) = listener.accept().expect("accept");
+    let _ = std::fs::remove_file(&path);
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let mut out = stream.try_clone().expect("clone");
+    let mut lines = BufReader::new(stream).lines();
+    let mut next = || lines.next().expect("a line").expect("read");
+    assert_eq!(next(), "cmd=init pmi_version=1 pmi_subversion=1");
+    out.write_all(b"cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n")
+        .unwrap();
+    assert_eq!(next(), "cmd=get_maxes");
+    out.write_all(b"cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024\n")
+        .unwrap();
+    assert_eq!(next(), "cmd=finalize");
+    // No finalize_ack: the child's other thread aborts meanwhile.
+    assert_eq!(next(), "cmd=abort exitcode=5");
+    let mut status = 0;
+    // SAFETY: reaps the child forked above.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 5,
+        "status {status}"
+    );
+}
+
+/// The forked client: PMI_Init on a connection to the test, PMI_Finalize in a thread,
+/// PMI_Abort(5) from this one once the finalize is waiting.
+fn client(path: &std::path::Path) -> ! {
+    let stream = UnixStream::connect(path).expect("connect");
+    // SAFETY: F_SETFD on an fd this process owns: a launcher's PMI_FD is inherited, so
+    // it is not close-on-exec.
+    unsafe { libc::fcntl(stream.as_raw_fd(), libc::F_SETFD, 0) };
+    std::env::set_var("PMI_FD", stream.into_raw_fd().to_string());
+    std::env::set_var("PMI_RANK", "0");
+    std::env::set_var("PMI_SIZE", "1");
+    let mut spawned = -1;
+    // SAFETY: a valid pointer to an int.
+    if unsafe { PMI_Init(&mut spawned) } != 0 {
+        // SAFETY: ends the forked child at once.
+        unsafe { libc::_exit(90) };
+    }
+    std::thread::spawn(|| PMI_Finalize());
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: a NUL-terminated message.
+    unsafe { PMI_Abort(5, c"aborting during finalize".as_ptr()) };
+    // SAFETY: PMI_Abort does not return; this is unreachable.
+    unsafe { libc::_exit(91) }
+}
