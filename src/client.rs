@@ -52,6 +52,8 @@ pub struct Client {
     /// The ranks on this node, computed once from `PMI_process_mapping`.
     /// The parsed `PMI_process_mapping`, once asked for (`Some(None)`: unknown).
     layout: Option<Option<Mapping>>,
+    /// The longest request line, newline included, the server takes.
+    request_max: usize,
 }
 
 impl Client {
@@ -61,21 +63,14 @@ impl Client {
     }
 
     /// As [`Client::init`], for a server that takes request lines of at most
-    /// `request_max` bytes: the value maximum is lowered so that a put of the longest
-    /// value under the longest kvsname and key is still one line it takes.
+    /// `request_max` bytes (Slurm's, 1024): the maxima stay what it announced, so that
+    /// every value it holds can be read, and a put whose line would be longer is refused
+    /// with `PMI_ERR_INVALID_VAL_LENGTH` before anything is sent.
     pub fn init_limited(conn: Conn, id: Identity, request_max: usize) -> PmiResult<Client> {
         let mut client = Client::new(Some(conn), id);
+        client.request_max = request_max;
         client.handshake()?;
-        let announced = client.fetch_maxes()?;
-        client.maxes = fit_values(announced, request_max);
-        if client.maxes != announced {
-            trace::line(format_args!(
-                "the server takes requests of at most {request_max} bytes: values limited \
-                 to {} bytes (it announced vallen_max={})",
-                client.maxes.value - 1,
-                announced.value
-            ));
-        }
+        client.maxes = client.fetch_maxes()?;
         Ok(client)
     }
 
@@ -109,6 +104,7 @@ impl Client {
             gets: KeyMap::default(),
             puts: KeyMap::default(),
             layout: None,
+            request_max: wire::MAX_LINE,
         }
     }
 
@@ -260,6 +256,15 @@ impl Client {
             "put",
             &[("kvsname", name), ("key", key), ("value", value)],
         );
+        if self.request.len() > self.request_max {
+            trace::line(format_args!(
+                "put: a line of {} bytes; the server takes at most {} (Slurm's PMI-1 server \
+                 cuts longer ones)",
+                self.request.len(),
+                self.request_max
+            ));
+            return Err(PmiError::InvalidValLength);
+        }
         let reply = conn.call(&self.request, b"put_result")?;
         if reply.rc() != Some(0) {
             return Err(server_error("put", reply));
@@ -372,8 +377,9 @@ impl Client {
         self.simple("barrier_in", b"barrier_out")
     }
 
-    /// `cmd=finalize`, answered by `cmd=finalize_ack`. The connection is closed after.
-    pub fn finalize(mut self) -> PmiResult<()> {
+    /// `cmd=finalize`, answered by `cmd=finalize_ack`. The caller closes the connection
+    /// by dropping the client afterwards.
+    pub fn finalize(&mut self) -> PmiResult<()> {
         self.simple("finalize", b"finalize_ack")
     }
 
@@ -506,18 +512,6 @@ pub fn abort_line(buf: &mut [u8; 64], code: i32) -> &[u8] {
     let _ = writeln!(rest, "cmd=abort exitcode={code}");
     let used = room - rest.len();
     &buf[..used]
-}
-
-/// `maxes` with the value maximum lowered, if need be, so that `cmd=put kvsname=K key=KEY
-/// value=V` with the longest K, KEY and V is at most `request_max` bytes with its newline.
-pub fn fit_values(maxes: Maxes, request_max: usize) -> Maxes {
-    const PUT: usize = "cmd=put kvsname= key= value=\n".len();
-    let overhead = PUT + (maxes.kvsname - 1) + (maxes.key - 1);
-    let room = request_max.saturating_sub(overhead) + 1; // with its NUL
-    Maxes {
-        value: maxes.value.min(room.max(2)),
-        ..maxes
-    }
 }
 
 /// The KVS key under which the process manager publishes the job layout (RFC 13).

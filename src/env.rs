@@ -154,10 +154,16 @@ pub const LAUNCHERS: &[Launcher] = &[
 /// 0, and a launcher that never says how many it started (PMIx, PALS) is refused unless
 /// another one says "one".
 fn singleton_allowed(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<(), String> {
+    // Asked for in so many words (independent singletons on purpose, e.g. a task farm
+    // under srun --mpi=none).
+    if lookup("PMI_SINGLETON").is_some_and(|v| v == "1") {
+        return Ok(());
+    }
     let refuse = |who: &Launcher, name: &str, value: &OsString, what: &str| {
         Err(format!(
             "neither PMI_FD nor PMI_PORT is set, but {name}=\"{}\" says {} started {what}: \
-             refusing to run as rank 0 of 1; {}",
+             refusing to run as rank 0 of 1; {} (or set PMI_SINGLETON=1 to run each \
+             process as a singleton on purpose)",
             value.to_string_lossy(),
             who.name,
             who.fix
@@ -554,6 +560,15 @@ mod tests {
                 "MVAPICH2 mpirun_rsh -np 2",
                 &[("MV2_COMM_WORLD_SIZE", "2"), ("MV2_COMM_WORLD_RANK", "1")],
                 Some("MV2_COMM_WORLD_SIZE=\"2\""),
+            ),
+            (
+                "srun --mpi=none -n 64 with PMI_SINGLETON=1: a task farm on purpose",
+                &[
+                    ("SLURM_STEP_NUM_TASKS", "64"),
+                    ("SLURM_PROCID", "5"),
+                    ("PMI_SINGLETON", "1"),
+                ],
+                None,
             ),
             (
                 "a stale PMI_SIZE from an outer job",

@@ -252,7 +252,9 @@ impl Mapping {
                 _ => {
                     if let Some((n, len)) = run {
                         block = match block {
-                            Some((first, nodes, ppn)) if ppn == len && first + nodes == n => {
+                            Some((first, nodes, ppn))
+                                if ppn == len && first.checked_add(nodes) == Some(n) =>
+                            {
                                 Some((first, nodes + 1, ppn))
                             }
                             Some(done) => {

@@ -52,11 +52,10 @@ impl fmt::Display for Prefix {
 
 /// One line built on the stack, so that printing needs no allocation and no lock and
 /// works inside a signal handler (a PMI call from one, `PMI_Abort` in a `SIGTERM`
-/// handler); only a line longer than the buffer moves to the heap.
+/// handler). A line longer than the buffer is written out in pieces as it fills.
 struct Line {
     stack: [u8; 1024],
     len: usize,
-    heap: Option<Vec<u8>>,
 }
 
 impl Line {
@@ -64,31 +63,27 @@ impl Line {
         Line {
             stack: [0; 1024],
             len: 0,
-            heap: None,
         }
     }
 
-    fn push(&mut self, bytes: &[u8]) {
-        if let Some(heap) = &mut self.heap {
-            heap.extend_from_slice(bytes);
-        } else if self.len + bytes.len() <= self.stack.len() {
-            self.stack[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-            self.len += bytes.len();
-        } else {
-            let mut heap = self.stack[..self.len].to_vec();
-            heap.extend_from_slice(bytes);
-            self.heap = Some(heap);
+    fn push(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            if self.len == self.stack.len() {
+                crate::conn::write_stderr(&self.stack);
+                self.len = 0;
+            }
+            let n = bytes.len().min(self.stack.len() - self.len);
+            self.stack[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+            self.len += n;
+            bytes = &bytes[n..];
         }
     }
 
-    /// Write the line and its newline to stderr with one `write(2)`.
+    /// Write the line and its newline to stderr: one `write(2)` unless it is longer
+    /// than the buffer.
     fn emit(mut self) {
         self.push(b"\n");
-        let bytes = match &self.heap {
-            Some(heap) => heap.as_slice(),
-            None => &self.stack[..self.len],
-        };
-        crate::conn::write_stderr(bytes);
+        crate::conn::write_stderr(&self.stack[..self.len]);
     }
 }
 

@@ -687,15 +687,19 @@ fn barrier_nonzero_rc_is_fail_and_connection_stays_usable() {
 
 #[test]
 fn finalize_sends_finalize_and_accepts_finalize_ack() {
-    let (client, server) = client(Script::new().exchange("cmd=finalize\n", "cmd=finalize_ack\n"));
+    let (mut client, server) =
+        client(Script::new().exchange("cmd=finalize\n", "cmd=finalize_ack\n"));
     assert_eq!(client.finalize(), Ok(()));
+    drop(client);
     assert_wire(&finish(server), &after_handshake(&[b"cmd=finalize\n"]));
 }
 
 #[test]
 fn finalize_with_wrong_reply_is_fail() {
-    let (client, server) = client(Script::new().exchange("cmd=finalize\n", "cmd=barrier_out\n"));
+    let (mut client, server) =
+        client(Script::new().exchange("cmd=finalize\n", "cmd=barrier_out\n"));
     assert_eq!(client.finalize(), Err(PmiError::Fail));
+    drop(client);
     assert_wire(&finish(server), &after_handshake(&[b"cmd=finalize\n"]));
 }
 
@@ -966,23 +970,24 @@ fn a_mapping_that_must_repeat_is_answered_written_out() {
 }
 
 #[test]
-fn a_server_that_reads_1024_byte_requests_gets_values_that_fit() {
+fn a_server_that_reads_1024_byte_requests_gets_no_longer_put() {
     // Slurm 22.05's PMI-1 server announces vallen_max=1024 but cuts any request line past
-    // 1024 bytes: with the longest kvsname (255) and key (63) that leaves 677 bytes.
-    let longest = "v".repeat(677);
+    // 1024 bytes. The maxima stay as announced (every value can be read); a put whose line
+    // would be longer is refused, nothing sent. Here 54 bytes go around the value.
+    let fits = "v".repeat(1024 - 54);
     let script = handshake()
         .then(kvsname())
-        .exchange(put_request("k", &longest), "cmd=put_result rc=0\n");
+        .exchange(put_request("k", &fits), "cmd=put_result rc=0\n");
     let (stream, server) = serve(script);
     let mut client = Client::init_limited(conn(stream), ID, 1024).expect("init");
-    assert_eq!(client.maxes().value, 678);
+    assert_eq!(client.maxes().value, 1024);
     let kvs = client.kvsname().expect("kvsname").to_vec();
-    let too_long = "v".repeat(678);
+    let too_long = "v".repeat(1024 - 53);
     assert_eq!(
         client.put(&kvs, b"k", too_long.as_bytes()),
         Err(PmiError::InvalidValLength)
     );
-    assert_eq!(client.put(&kvs, b"k", longest.as_bytes()), Ok(()));
+    assert_eq!(client.put(&kvs, b"k", fits.as_bytes()), Ok(()));
     drop(client);
     let wire = finish(server);
     assert!(wire.split(|&b| b == b'\n').all(|line| line.len() < 1024));

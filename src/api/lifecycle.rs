@@ -40,6 +40,8 @@ pub unsafe extern "C" fn PMI_Init(spawned: *mut c_int) -> c_int {
 }
 
 fn init() -> PmiResult<bool> {
+    // Before the lock: a fork by another thread while PMI_Init holds it must be seen.
+    watch_forks();
     let mut state = state::lock()?;
     match &*state {
         Lifecycle::Ready(client) => return Ok(client.identity().spawned),
@@ -90,7 +92,6 @@ fn init() -> PmiResult<bool> {
     };
     let mut client = client;
     client.adopt_connection().map_err(refuse)?;
-    watch_forks();
     let id = client.identity();
     state::set_ready(id.rank, id.size, client.raw_fd());
     *state = Lifecycle::Ready(Box::new(client));
@@ -145,12 +146,14 @@ pub extern "C" fn PMI_Finalize() -> c_int {
         || {
             let mut state = state::lock()?;
             match std::mem::replace(&mut *state, Lifecycle::Finalized) {
-                Lifecycle::Ready(client) => {
+                Lifecycle::Ready(mut client) => {
                     state::clear_ready();
                     // The abort fd stays until finalize_ack: PMI_Abort from another
-                    // thread meanwhile still reaches the server.
+                    // thread meanwhile still reaches the server. It is cleared before
+                    // the connection is closed, so the number is never stale.
                     let result = client.finalize();
                     state::clear_abort_fd();
+                    drop(client);
                     result
                 }
                 other => {
@@ -173,8 +176,9 @@ pub extern "C" fn PMI_Finalize() -> c_int {
 pub unsafe extern "C" fn PMI_Abort(exit_code: c_int, error_msg: *const c_char) -> c_int {
     // SAFETY: the caller passes NULL or a NUL-terminated string.
     let message = unsafe { ffi::bytes_in(error_msg) }.unwrap_or_default();
-    // Nothing on this path allocates or takes a lock it could wait for: PMI_Abort is
-    // called from signal handlers.
+    // Nothing on this path allocates or waits for a lock (PMI_Abort is called from
+    // signal handlers) until the final exit(), which runs the program's atexit handlers
+    // as MPICH's PMI_Abort does.
     trace::line(format_args!(
         "PMI_Abort({exit_code}, \"{}\"{})",
         message[..message.len().min(256)].escape_ascii(),
