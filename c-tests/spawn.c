@@ -51,19 +51,20 @@ static int child(int argc, char **argv)
     CHECK_RC(PMI_Get_appnum(&appnum), PMI_SUCCESS);
     if (strcmp(argv[1], "one") == 0) {
         CHECK(size == 2);
-        CHECKF(appnum == 0, "spawned child's appnum %d, expected 0", appnum);
+        CHECK_DEV(appnum == 0, "spawn-appnum-unknown", "spawned child's appnum %d, expected 0",
+                  appnum);
         CHECK(argc == 6);
         for (int i = 0; i < 4 && i + 2 < argc; i++)
             CHECK(strcmp(argv[i + 2], awkward[i]) == 0);
         CHECK_RC(PMI_KVS_Get(kvs, "parent-key", value, sizeof value), PMI_SUCCESS);
-        CHECKF(strcmp(value, "parent-value=1") == 0,
-               "preput value \"%s\", expected \"parent-value=1\"", value);
+        CHECK_DEV(strcmp(value, "parent-value=1") == 0, "preput-value-cut-at-equals",
+                  "preput value \"%s\", expected \"parent-value=1\"", value);
         CHECK(getcwd(cwd, sizeof cwd) != NULL && strcmp(cwd, "/tmp") == 0);
     } else {
         CHECK(size == 3);
         CHECK(argc == 3);
-        CHECKF(appnum == atoi(argv[2]), "spawned child's appnum %d, expected %s", appnum,
-               argv[2]);
+        CHECK_DEV(appnum == atoi(argv[2]), "spawn-appnum-unknown",
+                  "spawned child's appnum %d, expected %s", appnum, argv[2]);
     }
     exchange(kvs, rank, size);
     char service[64];

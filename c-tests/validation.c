@@ -158,7 +158,14 @@ static void bad_keys_and_values(const char *kvs, int rank)
     value[valmax] = '\0';
     CHECK_RC(PMI_KVS_Put(kvs, longkey, value), PMI_ERR_INVALID_VAL_LENGTH);
     value[valmax - 1] = '\0';
-    CHECK_RC(PMI_KVS_Put(kvs, longkey, value), PMI_SUCCESS);
+    int rc = PMI_KVS_Put(kvs, longkey, value);
+    CHECK_DEV(rc == PMI_SUCCESS, "request-max-1024",
+              "a put of a %d-byte value returned %d (the line would pass 1024 bytes)", valmax - 1,
+              rc);
+    if (rc == PMI_ERR_INVALID_VAL_LENGTH) { /* the longest value whose line fits */
+        value[1024 - 64 - (int)strlen(kvs) - (int)strlen(longkey)] = '\0';
+        CHECK_RC(PMI_KVS_Put(kvs, longkey, value), PMI_SUCCESS);
+    }
 
     /* Put once: the same value again is fine, another value is refused. */
     char once[64];

@@ -57,8 +57,12 @@ function family(suite, name) {
     total[k, f]++
     if (verdict == "DEV") {
         ndev[k, f]++
-        add_dev(k, $5)
-        if (index(cdev[k, f], "`" $5 "`") == 0) cdev[k, f] = cdev[k, f] (cdev[k, f] == "" ? "" : ", ") "`" $5 "`"
+        nd = split($5, dids, ",")
+        for (d = 1; d <= nd; d++) {
+            add_dev(k, dids[d])
+            if (index(cdev[k, f], "`" dids[d] "`") == 0)
+                cdev[k, f] = cdev[k, f] (cdev[k, f] == "" ? "" : ", ") "`" dids[d] "`"
+        }
     } else if (verdict != "PASS") bad[k, f]++
 }
 END {

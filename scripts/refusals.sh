@@ -13,6 +13,9 @@ refused="refusing to run as rank 0 of 1"
 # exchange prints "rank R of N: read ... business cards" when it gets through.
 ran="business cards"
 
+# Both launchers are required: a refusal that is not run would vanish from the table.
+[ -n "${SLURM_CONF:-}" ] || fail srun-set-up "SLURM_CONF is not set (scripts/launchers.sh setup srun)"
+[ -n "${OPENMPI_ROOT:-}" ] || fail prterun-set-up "OPENMPI_ROOT is not set (scripts/launchers.sh setup openmpi)"
 if [ -n "${SLURM_CONF:-}" ]; then
     run "srun --mpi=none -n 2" nonzero --count 2 "$refused" --absent log "$ran" \
         --show log 'SLURM_STEP_NUM_TASKS="2"' -- srun --mpi=none -n 2 "$b/exchange"
@@ -23,6 +26,10 @@ if [ -n "${SLURM_CONF:-}" ]; then
         srun --mpi=none -n 1 "$b/exchange"
     run "salloc -n 2, the program run by hand" 0 --show log "rank 0 of 1" -- \
         salloc -n 2 "$b/exchange"
+    run "sbatch -n 2, the program run by the script" 0 --show "$logdir/sbatch.out" "rank 0 of 1" -- \
+        sbatch --wait --quiet -n 2 -o "$logdir/sbatch.out" --wrap "$b/exchange"
+    run "srun --mpi=none -n 2 with PMI_SINGLETON=1 (on purpose)" 0 --count 2 "rank 0 of 1" \
+        --show log "rank 0 of 1" -- env PMI_SINGLETON=1 srun --mpi=none -n 2 "$b/exchange"
 fi
 if [ -n "${OPENMPI_ROOT:-}" ]; then
     # prterun ends the job at the first process that fails: one line may be all there is.

@@ -24,7 +24,13 @@ dir=$(cd "$2" && pwd)
 conf=$dir/slurm.conf
 node=$(hostname -s)
 
-alive() { [ -s "$dir/run/$1.pid" ] && kill -0 "$(cat "$dir/run/$1.pid")" 2>/dev/null; }
+# A daemon named in its pid file, and really that daemon (a pid can be reused).
+alive() {
+    [ -s "$dir/run/$1.pid" ] || return 1
+    local pid
+    pid=$(cat "$dir/run/$1.pid")
+    kill -0 "$pid" 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$1" ]
+}
 
 exports() { echo "export SLURM_CONF=$conf"; }
 
@@ -127,7 +133,7 @@ stop_daemons() {
     for d in slurmd slurmctld munged; do
         alive "$d" || continue
         pid=$(cat "$dir/run/$d.pid")
-        kill "$pid"
+        kill "$pid" 2>/dev/null || true
         wait_for 20 "! kill -0 $pid 2>/dev/null" || { kill -9 "$pid" 2>/dev/null || true; sleep 0.5; }
         kill -0 "$pid" 2>/dev/null && die "$d (pid $pid) would not stop"
         rm -f "$dir/run/$d.pid"
