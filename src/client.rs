@@ -5,8 +5,8 @@
 
 use crate::conn::Conn;
 use crate::error::{PmiError, PmiResult};
-use crate::hash::KeyMap;
 use crate::mapping::{Mapping, MappingError};
+use crate::store::Store;
 use crate::trace;
 use crate::wire::{self, Reply, SpawnCommand, CLAMP_KEY_MAX, CLAMP_NAME_MAX, CLAMP_VAL_MAX};
 
@@ -46,9 +46,9 @@ pub struct Client {
     universe_size: Option<i32>,
     appnum: Option<i32>,
     /// Successful gets: RFC 13 keys are put once, so a value never changes.
-    gets: KeyMap<Vec<u8>>,
+    gets: Store,
     /// This process's puts, to refuse a second put of a key with another value.
-    puts: KeyMap<Vec<u8>>,
+    puts: Store,
     /// The ranks on this node, computed once from `PMI_process_mapping`.
     /// The parsed `PMI_process_mapping`, once asked for (`Some(None)`: unknown).
     layout: Option<Option<Mapping>>,
@@ -101,8 +101,8 @@ impl Client {
             kvsname: None,
             universe_size: None,
             appnum: None,
-            gets: KeyMap::default(),
-            puts: KeyMap::default(),
+            gets: Store::default(),
+            puts: Store::default(),
             layout: None,
             request_max: wire::MAX_LINE,
         }
@@ -240,14 +240,14 @@ impl Client {
         wire::check_key(key, self.maxes.key)?;
         wire::check_value(value, self.maxes.value)?;
         if let Some(previous) = self.puts.get(key) {
-            return if previous.as_slice() == value {
+            return if previous == value {
                 Ok(())
             } else {
                 Err(PmiError::InvalidKey)
             };
         }
         let Some(conn) = self.conn.as_mut() else {
-            self.puts.insert(key.to_vec(), value.to_vec());
+            self.puts.insert(key, value);
             return Ok(());
         };
         let name = self.kvsname.as_deref().unwrap_or_default();
@@ -269,7 +269,7 @@ impl Client {
         if reply.rc() != Some(0) {
             return Err(server_error("put", reply));
         }
-        self.puts.insert(key.to_vec(), value.to_vec());
+        self.puts.insert(key, value);
         Ok(())
     }
 
@@ -283,23 +283,19 @@ impl Client {
     pub fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
         self.check_kvsname(kvsname)?;
         wire::check_key(key, self.maxes.key)?;
-        if self.gets.contains_key(key) {
-            return Ok(self.gets.get(key).map(Vec::as_slice).unwrap_or_default());
+        if self.gets.get(key).is_some() {
+            return Ok(self.gets.get(key).unwrap_or_default());
         }
         let Some(conn) = self.conn.as_mut() else {
             // Singleton: every key there is was put by this process.
-            return self
-                .puts
-                .get(key)
-                .map(Vec::as_slice)
-                .ok_or(PmiError::InvalidKey);
+            return self.puts.get(key).ok_or(PmiError::InvalidKey);
         };
         let name = self.kvsname.as_deref().unwrap_or_default();
         wire::encode(&mut self.request, "get", &[("kvsname", name), ("key", key)]);
         let reply = conn.call(&self.request, b"get_result")?;
         let value = match (reply.rc(), reply.value()) {
             // A NUL inside would cut the C string the caller gets: refused, not cached.
-            (Some(0), Some(value)) if !value.contains(&0) => value.to_vec(),
+            (Some(0), Some(value)) if !value.contains(&0) => value,
             (Some(0), _) | (None, _) => return Err(server_error("get", reply)),
             (Some(_), _) => {
                 trace::line(format_args!(
@@ -309,12 +305,12 @@ impl Client {
                 return Err(PmiError::InvalidKey);
             }
         };
-        let value = if key == MAPPING_KEY {
-            spell_out_mapping(value, self.id.size, self.maxes.value)
-        } else {
-            value
-        };
-        Ok(self.gets.entry(key.to_vec()).or_insert(value).as_slice())
+        // Straight from the reply into the record: no allocation of its own.
+        if key == MAPPING_KEY {
+            let full = spell_out_mapping(value.to_vec(), self.id.size, self.maxes.value);
+            return Ok(self.gets.insert(key, &full));
+        }
+        Ok(self.gets.insert(key, value))
     }
 
     /// The job layout from the `PMI_process_mapping` key (fetched and parsed once);

@@ -1,13 +1,9 @@
-//! A fast hasher for the client's maps keyed by KVS keys. The keys come from the local
+//! A fast hasher for the client's records keyed by KVS keys (`store.rs`). The keys come from the local
 //! application, not from the network, so SipHash's resistance to chosen collisions buys
 //! nothing here, and it costs more than the rest of a cached get.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A map from byte-string keys, hashed with [`WordHasher`].
-pub type KeyMap<V> = HashMap<Vec<u8>, V, BuildHasherDefault<WordHasher>>;
+use std::hash::Hasher;
 
 /// Folds the input eight bytes at a time, mixing the state fully after each word with
 /// murmur3's 64-bit finalizer (a bijection in which every output bit depends on every
@@ -61,7 +57,8 @@ impl Hasher for WordHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::BuildHasher;
+    use std::collections::HashMap;
+    use std::hash::{BuildHasher, BuildHasherDefault};
 
     fn hash(key: &[u8]) -> u64 {
         BuildHasherDefault::<WordHasher>::default().hash_one(key)
@@ -83,7 +80,7 @@ mod tests {
 
     #[test]
     fn the_map_works_as_a_map() {
-        let mut map: KeyMap<usize> = KeyMap::default();
+        let mut map: HashMap<Vec<u8>, usize, BuildHasherDefault<WordHasher>> = HashMap::default();
         for i in 0..1000 {
             map.insert(format!("k{i}").into_bytes(), i);
         }

@@ -22,5 +22,6 @@ pub mod hash;
 pub mod mapping;
 pub mod options;
 pub mod state;
+pub mod store;
 pub mod trace;
 pub mod wire;
