@@ -117,6 +117,13 @@ fn init_refuses_other_versions_errors_and_wrong_cmd_after_one_line() {
 // ---------------------------------------------------------------------------------
 // 2. get_maxes
 
+/// What the `kvsname_max=100 keylen_max=32 vallen_max=500` replies announce.
+const SMALL_MAXES: Maxes = Maxes {
+    kvsname: 100,
+    key: 32,
+    value: 500,
+};
+
 #[test]
 fn get_maxes_after_many_unknown_fields_is_parsed() {
     // More fields than the parser keeps, before the ones init needs: found all the same.
@@ -126,27 +133,13 @@ fn get_maxes_after_many_unknown_fields_is_parsed() {
         unknown.join(" ")
     );
     let (maxes, _) = init_with_maxes(&reply);
-    assert_eq!(
-        maxes,
-        Ok(Maxes {
-            kvsname: 100,
-            key: 32,
-            value: 500
-        })
-    );
+    assert_eq!(maxes, Ok(SMALL_MAXES));
 }
 
 #[test]
 fn get_maxes_values_are_parsed() {
     let (maxes, _) = init_with_maxes("cmd=maxes vallen_max=500 kvsname_max=100 keylen_max=32");
-    assert_eq!(
-        maxes,
-        Ok(Maxes {
-            kvsname: 100,
-            key: 32,
-            value: 500
-        })
-    );
+    assert_eq!(maxes, Ok(SMALL_MAXES));
 }
 
 #[test]
