@@ -283,8 +283,8 @@ impl Client {
     pub fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
         self.check_kvsname(kvsname)?;
         wire::check_key(key, self.maxes.key)?;
-        if self.gets.get(key).is_some() {
-            return Ok(self.gets.get(key).unwrap_or_default());
+        if let Some(at) = self.gets.find(key) {
+            return Ok(self.gets.value(at));
         }
         let Some(conn) = self.conn.as_mut() else {
             // Singleton: every key there is was put by this process.

@@ -29,6 +29,10 @@ struct Entry {
 
 const NONE: u32 = u32::MAX;
 
+/// Where a value lies in a [`Store`] (from [`Store::find`]).
+#[derive(Clone, Copy)]
+pub struct Found(usize, usize);
+
 fn hash(key: &[u8]) -> u64 {
     let mut h = WordHasher::default();
     h.write(key);
@@ -38,16 +42,27 @@ fn hash(key: &[u8]) -> u64 {
 impl Store {
     /// The value stored under `key`.
     pub fn get(&self, key: &[u8]) -> Option<&[u8]> {
+        self.find(key).map(|at| self.value(at))
+    }
+
+    /// Where the value stored under `key` is: a handle that borrows nothing, so a caller
+    /// can test and then take the value with one lookup.
+    pub fn find(&self, key: &[u8]) -> Option<Found> {
         let mut i = *self.table.get(&hash(key))?;
         while i != NONE {
             let e = &self.entries[i as usize];
             let key_end = e.start + e.key_len as usize;
             if &self.bytes[e.start..key_end] == key {
-                return Some(&self.bytes[key_end..key_end + e.value_len as usize]);
+                return Some(Found(key_end, key_end + e.value_len as usize));
             }
             i = e.next;
         }
         None
+    }
+
+    /// The value `find` located.
+    pub fn value(&self, at: Found) -> &[u8] {
+        &self.bytes[at.0..at.1]
     }
 
     /// Store `value` under `key`, which must not be stored yet (the callers look first:
