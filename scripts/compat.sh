@@ -16,9 +16,10 @@ readme=${2:-}
 cd "$root"
 B=$root/build
 export HARNESS_RESULTS=$out/results.tsv
-# A launcher that fails a case once in a while (Intel's mpiexec died of SIGPIPE in 1 of
-# about 30 two-node aborts) gets a second run; the first failure is in the output.
-export HARNESS_RETRIES=${HARNESS_RETRIES:-1}
+# A launcher that fails a case once in a while gets up to two more runs; each failure is
+# in the output. (Intel's mpiexec with two simulated nodes exits 141, SIGPIPE, after a
+# PMI_Abort in about 1 of 20 runs here, and failed twice in a row once under load.)
+export HARNESS_RETRIES=${HARNESS_RETRIES:-2}
 rm -f "$HARNESS_RESULTS"
 status=0
 

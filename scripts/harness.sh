@@ -58,22 +58,23 @@ summary() { # LABEL
 #   recorded as DEV ID rather than PASS; if the server stops deviating, it FAILs);
 #   FILE may be "log": the command's own output (stdout and stderr).
 # The verdict: COMMAND exits with STATUS ("nonzero" for any failure; a timeout is never
-# a pass) and every check holds. With HARNESS_RETRIES=1 (make compat) a failed case is
-# run once more, and passes only if the second run does; the first failure is printed.
+# a pass) and every check holds. With HARNESS_RETRIES=N (make compat: 2) a failed case is
+# run up to N more times, and passes only if a later run does; each failure is printed.
 run() {
     local name=$1 want=$2 log=$logdir/$1.log
     shift 2
     local checks=()
     while [ "$1" != -- ]; do checks+=("$1" "$2" "$3"); shift 3; done
     shift
-    local why detail deviation retried=""
+    local why detail deviation retried="" tries=0
     attempt "$@"
-    if [ -n "$why" ] && [ "${HARNESS_RETRIES:-0}" -gt 0 ]; then
-        retried="after a retry (first run: $why)"
+    while [ -n "$why" ] && [ "$tries" -lt "${HARNESS_RETRIES:-0}" ]; do
+        tries=$((tries + 1))
+        retried="after $tries retr$([ $tries = 1 ] && echo y || echo ies) (last failure: $why)"
         echo "RETRY $name ($why)"
         sed 's/^/    | /' "$log" | tail -n 10
         attempt "$@"
-    fi
+    done
     if [ -z "$why" ] && [ -n "$deviation" ]; then
         passed=$((passed + 1))
         echo "DEV  $name ($deviation)${retried:+ $retried}"
