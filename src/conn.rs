@@ -342,7 +342,7 @@ impl Drop for Conn {
 /// socket, a listening socket, one opened by this process (close-on-exec is set: it was
 /// not inherited across `exec`), or one whose peer is this very process. A stale
 /// `PMI_FD` inherited by a program that then opened its own sockets names one of those.
-pub fn check_pmi_fd(fd: RawFd) -> Result<(), String> {
+fn check_pmi_fd(fd: RawFd) -> Result<(), String> {
     check_socket(fd)?;
     let option = |level, name| -> Option<libc::c_int> {
         let mut value: libc::c_int = 0;
