@@ -89,6 +89,14 @@ static inline int check_deviation_allowed(const char *id)
     return 0;
 }
 
+/* Whether the runner says the library serves this job through `backend` (CHECK_BACKEND:
+ * "pmix" under a PMIx launcher), for the few checks of one backend's limits. */
+static inline int check_backend_is(const char *backend)
+{
+    const char *b = getenv("CHECK_BACKEND");
+    return b && strcmp(b, backend) == 0;
+}
+
 /* A check that may fail only because of the server deviation `id`: when the runner
  * allows it, "deviation ID: message" is printed and nothing is counted (the runner
  * records the deviation from that line); otherwise it is a failed check. Every other

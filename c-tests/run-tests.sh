@@ -44,10 +44,19 @@ run_expected exchange-n8 exchange 0 -- "${L[@]}" "$b/exchange" -q
 launcher "$K" 1
 run_expected exchange-n1 exchange 0 -- "${L[@]}" "$b/exchange" -q
 # Tracing: PMI_DEBUG=1 shows every call and every wire line.
+# Tracing: PMI_DEBUG=1 shows the backend chosen and why, every call, and every wire line
+# or PMIx call.
 launcher "$K" 2
-run trace-on 0 --expect log "libpmi[1] " --expect log "C: cmd=init pmi_version=1 pmi_subversion=1" \
-    --expect log "S: cmd=maxes " --expect log "PMI_Get_universe_size(0x" \
-    --expect log ") = PMI_SUCCESS" --expect log "C: cmd=finalize" -- \
+if check_backend_is pmix; then
+    said=(--expect log "PMI_Init: backend pmix: no PMI_FD or PMI_PORT, and PMIX_"
+          --expect log "PMI_Init: loaded " --expect log "PMIx_Get(rank wildcard, \"pmix.job.size\")"
+          --expect log "PMIx_Fence(collect data): SUCCESS" --expect log "PMIx_Finalize: SUCCESS")
+else
+    said=(--expect log "C: cmd=init pmi_version=1 pmi_subversion=1" --expect log "S: cmd=maxes "
+          --expect log "C: cmd=finalize")
+fi
+run trace-on 0 --expect log "libpmi[1] " --expect log "PMI_Get_universe_size(0x" \
+    --expect log ") = PMI_SUCCESS" --absent log "libpmi[?]" "${said[@]}" -- \
     env PMI_DEBUG=1 "${L[@]}" "$b/info" 2 "$EXPECT_APPNUM" "$(expect_universe 2)" $EXPECT_MAXES
 
 if [ "$K" != hydra4 ]; then
@@ -116,8 +125,12 @@ run singleton-refused 2 --expect log "refusing to run as rank 0 of 1" -- \
 run singleton-refused-srun-env 2 --expect log "SLURM_STEP_NUM_TASKS=\"2\" says Slurm's srun" \
     --expect log "srun --mpi=pmi2" -- \
     env SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=0 "$b/exchange" -q
-run singleton-refused-pmix-env 2 --expect log "PMIX_RANK=\"1\" says a PMIx launcher" -- \
-    env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 "$b/exchange" -q
+# A PMIx server named but not there, or no PMIx client library: PMI_Init fails with one
+# line saying what it tried (never rank 0 of 1).
+run pmix-env-without-server 2 --expect log "PMIX_RANK=\"1\" names a PMIx server, but PMIx_Init (" \
+    --expect log "failed: UNREACHABLE" -- env PMIX_RANK=1 "$b/exchange" -q
+run pmix-library-missing 2 --expect log "no PMIx client library could be loaded: tried /nonexistent/libpmix.so.2 (" \
+    -- env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange" -q
 run singleton-in-allocation 0 -- env SLURM_JOB_ID=7 SLURM_NTASKS=4 "$b/exchange" -q
 # Tracing from signal handlers (no lock, no allocation) and into a dead stderr (no SIGPIPE).
 run sigsafe-handler 0 -- env PMI_DEBUG=1 "$b/sigsafe" handler 20000

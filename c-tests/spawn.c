@@ -126,7 +126,10 @@ static void validation(const char *self)
     CHECK_RC(PMI_Spawn_multiple(1, cmds, argvs, one, NULL, NULL, 0, NULL, errors),
              PMI_ERR_INVALID_ARGS);
     /* Requests Hydra cannot take (measured): 999 arguments made Hydra 4.0.2's mpiexec
-     * segfault, and a segment of 65.5 KB killed its proxy: refused, nothing sent. */
+     * segfault, and a segment of 65.5 KB killed its proxy: refused, nothing sent. These
+     * are limits of the wire's spawn request; PMIx (CHECK_BACKEND=pmix) has none. */
+    if (check_backend_is("pmix"))
+        return;
     static const char *many[1000];
     for (int i = 0; i < 999; i++)
         many[i] = "x";
@@ -157,8 +160,12 @@ static void spawn_one(const char *self)
     const PMI_keyval_t *infos[] = {wdir};
     PMI_keyval_t preput[] = {{"parent-key", (char *)"parent-value=1"}};
 
-    CHECK_RC(PMI_Spawn_multiple(1, cmds, argvs, maxprocs, info_sizes, infos, 1, preput, errors),
-             PMI_SUCCESS);
+    int rc = PMI_Spawn_multiple(1, cmds, argvs, maxprocs, info_sizes, infos, 1, preput, errors);
+    if (rc == PMI_FAIL && check_deviation_allowed("spawn-unsupported")) {
+        CHECK_DEV(rc == PMI_SUCCESS, "spawn-unsupported", "PMI_Spawn_multiple returned %d", rc);
+        return;
+    }
+    CHECK_RC(rc, PMI_SUCCESS);
     CHECK(errors[0] == 0 && errors[1] == 0);
     verdicts("one", 2);
 }
@@ -170,8 +177,10 @@ static void spawn_two(const char *self)
     const char **argvs[] = {args0, args1};
     int maxprocs[] = {1, 2}, errors[3] = {-99, -99, -99};
 
-    CHECK_RC(PMI_Spawn_multiple(2, cmds, argvs, maxprocs, NULL, NULL, 0, NULL, errors),
-             PMI_SUCCESS);
+    int rc = PMI_Spawn_multiple(2, cmds, argvs, maxprocs, NULL, NULL, 0, NULL, errors);
+    if (rc == PMI_FAIL && check_deviation_allowed("spawn-unsupported"))
+        return; /* said once by spawn_one */
+    CHECK_RC(rc, PMI_SUCCESS);
     CHECK(errors[0] == 0 && errors[1] == 0 && errors[2] == 0);
     verdicts("two", 3);
 }

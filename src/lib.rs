@@ -13,6 +13,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod api;
+pub mod backend;
 pub mod client;
 pub mod conn;
 pub mod env;

@@ -231,46 +231,7 @@ impl Mapping {
         if size == 0 || size > SPELL_OUT_MAX_RANKS {
             return None;
         }
-        let mut text = String::from("(vector");
-        // The block being built: (first node, nodes, ppn); and the run of ranks on one
-        // node being counted: (node, ranks).
-        let mut block: Option<(u64, u64, u64)> = None;
-        let mut run: Option<(u64, u64)> = None;
-        let close = |block: (u64, u64, u64), text: &mut String| -> Option<()> {
-            use std::fmt::Write;
-            let _ = write!(text, ",({},{},{})", block.0, block.1, block.2);
-            (text.len() < max_len).then_some(())
-        };
-        for rank in 0..=size {
-            let node = if rank < size {
-                Some(self.node_of(rank, size)?)
-            } else {
-                None
-            };
-            match (run, node) {
-                (Some((n, len)), Some(next)) if n == next => run = Some((n, len + 1)),
-                _ => {
-                    if let Some((n, len)) = run {
-                        block = match block {
-                            Some((first, nodes, ppn))
-                                if ppn == len && first.checked_add(nodes) == Some(n) =>
-                            {
-                                Some((first, nodes + 1, ppn))
-                            }
-                            Some(done) => {
-                                close(done, &mut text)?;
-                                Some((n, 1, len))
-                            }
-                            None => Some((n, 1, len)),
-                        };
-                    }
-                    run = node.map(|n| (n, 1));
-                }
-            }
-        }
-        close(block?, &mut text)?;
-        text.push(')');
-        (text.len() <= max_len).then_some(text)
+        vector_of((0..size).map(|rank| self.node_of(rank, size)), max_len)
     }
 }
 
@@ -537,6 +498,52 @@ impl Parser<'_> {
         }
         Ok(value)
     }
+}
+
+/// The vector form of a layout given rank by rank (the node of rank 0, 1, ...): each
+/// run of ranks on one node is a block, and runs of equal length on consecutive nodes
+/// merge into one block. `None` when a node is unknown (`None`), there are no ranks, or
+/// the text would be longer than `max_len`. Nothing is allocated per rank.
+pub fn vector_of(nodes: impl IntoIterator<Item = Option<u64>>, max_len: usize) -> Option<String> {
+    let mut text = String::from("(vector");
+    // The block being built: (first node, nodes, ppn); and the run of ranks on one
+    // node being counted: (node, ranks).
+    let mut block: Option<(u64, u64, u64)> = None;
+    let mut run: Option<(u64, u64)> = None;
+    let close = |block: (u64, u64, u64), text: &mut String| -> Option<()> {
+        use std::fmt::Write;
+        let _ = write!(text, ",({},{},{})", block.0, block.1, block.2);
+        (text.len() < max_len).then_some(())
+    };
+    for next in nodes.into_iter().map(Some).chain(std::iter::once(None)) {
+        let node = match next {
+            Some(known) => Some(known?),
+            None => None,
+        };
+        match (run, node) {
+            (Some((n, len)), Some(next)) if n == next => run = Some((n, len + 1)),
+            _ => {
+                if let Some((n, len)) = run {
+                    block = match block {
+                        Some((first, count, ppn))
+                            if ppn == len && first.checked_add(count) == Some(n) =>
+                        {
+                            Some((first, count + 1, ppn))
+                        }
+                        Some(done) => {
+                            close(done, &mut text)?;
+                            Some((n, 1, len))
+                        }
+                        None => Some((n, 1, len)),
+                    };
+                }
+                run = node.map(|n| (n, 1));
+            }
+        }
+    }
+    close(block?, &mut text)?;
+    text.push(')');
+    (text.len() <= max_len).then_some(text)
 }
 
 #[cfg(test)]

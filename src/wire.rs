@@ -274,15 +274,13 @@ fn require(ok: bool, err: PmiError) -> PmiResult<()> {
     }
 }
 
-/// Check every field of a spawn request, then encode it into `buf`: one `mcmd=spawn`
-/// ... `endcmd` segment per command, the preput pairs repeated in each.
+/// Check every field of a spawn request, for every backend.
 ///
 /// Executable names and arguments that would break the framing get
 /// `PMI_ERR_INVALID_ARGS`; preput and info keys follow the key rules; preput values
 /// follow the value rules and may not hold a space (Hydra 4.0.2's proxy for the children
 /// crashes on one); info values that would break the framing get `PMI_ERR_INVALID_VAL`.
-pub fn encode_spawn(
-    buf: &mut Vec<u8>,
+pub fn check_spawn(
     commands: &[SpawnCommand<'_>],
     preput: &[(&[u8], &[u8])],
     keylen_max: usize,
@@ -307,7 +305,19 @@ pub fn encode_spawn(
             PmiError::InvalidVal,
         )?;
     }
+    Ok(())
+}
 
+/// Check a spawn request ([`check_spawn`]), then encode it into `buf`: one `mcmd=spawn`
+/// ... `endcmd` segment per command, the preput pairs repeated in each.
+pub fn encode_spawn(
+    buf: &mut Vec<u8>,
+    commands: &[SpawnCommand<'_>],
+    preput: &[(&[u8], &[u8])],
+    keylen_max: usize,
+    vallen_max: usize,
+) -> PmiResult<()> {
+    check_spawn(commands, preput, keylen_max, vallen_max)?;
     buf.clear();
     let total = commands.len().to_string();
     for (i, cmd) in commands.iter().enumerate() {

@@ -3,9 +3,10 @@
 use libc::{c_char, c_int};
 
 use crate::api::PMI_BOOL;
-use crate::client::{self, Client, Identity};
+use crate::backend::{self, pmix_abort, wire::abort_line};
+use crate::client::Client;
 use crate::conn::Conn;
-use crate::env::{self, Launch};
+use crate::env;
 use crate::error::{PmiError, PmiResult, PMI_FALSE, PMI_TRUE};
 use crate::state::{self, Lifecycle};
 use crate::{ffi, trace};
@@ -13,15 +14,18 @@ use crate::{ffi, trace};
 /// Initialize the PMI library for this process. With `PMI_FD` (and `PMI_RANK`,
 /// `PMI_SIZE`, `PMI_SPAWNED`): talk to the process manager on that socket (`init`, then
 /// `get_maxes`: two round trips). Else with `PMI_PORT=host:port` and `PMI_ID`: connect
-/// by TCP, `initack` (rank and size come from the server), then the same. Else singleton
-/// mode: rank 0 of 1 with a process-local KVS — refused when `PMI_SIZE` or `PMI_RANK`
-/// say the job is larger. On success `*spawned` is `PMI_TRUE` if this process was created by
+/// by TCP, `initack` (rank and size come from the server), then the same. Else, when a
+/// PMIx server is named (`PMIX_NAMESPACE`, `PMIX_RANK`, `PMIX_SERVER_URI*`): load the
+/// PMIx client library (`PMI_PMIX_LIBRARY`, else `libpmix.so.2` and its usual places)
+/// and `PMIx_Init`. Else singleton mode: rank 0 of 1 with a process-local KVS — refused
+/// when a launcher's variables say the job is larger. On success `*spawned` is `PMI_TRUE` if this process was created by
 /// `PMI_Spawn_multiple`, else `PMI_FALSE`. Calling it again after success succeeds at
 /// once without any traffic.
 ///
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `spawned` is NULL; `PMI_FAIL` if the
-/// environment is nonsensical or asks for a refused singleton, the server refuses or does not speak PMI 1.1
-/// or a later 1.x, or after `PMI_Finalize` (one line on stderr says why).
+/// environment is nonsensical or asks for a refused singleton, the server refuses or does
+/// not speak PMI 1.1 or a later 1.x, no PMIx client library loads or `PMIx_Init` fails,
+/// or after `PMI_Finalize` (one line on stderr says why).
 ///
 /// # Safety
 /// `spawned` is NULL or points to a writable `int`.
@@ -56,40 +60,8 @@ fn init() -> PmiResult<bool> {
     trace::set_enabled(env::debug_requested(&lookup));
     let refuse = |why: String| trace::fatal(format_args!("PMI_Init: {why}"));
     let timeout = env::timeout(&lookup).map_err(refuse)?;
-    let client = match env::launch(&lookup).map_err(refuse)? {
-        Launch::Fd(job) => {
-            trace::set_rank(i64::from(job.rank));
-            let mut conn = Conn::from_fd(job.fd).map_err(refuse)?;
-            conn.set_timeout(timeout);
-            let id = Identity {
-                rank: job.rank,
-                size: job.size,
-                spawned: job.spawned,
-            };
-            Client::init_limited(conn, id, job.request_max)?
-        }
-        Launch::Port(port) => {
-            let mut conn = Conn::connect(&port.host, port.port).map_err(refuse)?;
-            conn.set_timeout(timeout);
-            let (rank, size) = client::port_handshake(&mut conn, port.id)?;
-            trace::set_rank(i64::from(rank));
-            Client::init(
-                conn,
-                Identity {
-                    rank,
-                    size,
-                    spawned: port.spawned,
-                },
-            )?
-        }
-        Launch::Singleton => {
-            trace::set_rank(0);
-            trace::line(format_args!(
-                "PMI_Init: no PMI_FD or PMI_PORT: singleton mode"
-            ));
-            Client::singleton(false)
-        }
-    };
+    let launch = env::launch(&lookup).map_err(refuse)?;
+    let client = Client::new(backend::start(launch, timeout)?);
     let mut client = client;
     client.adopt_connection().map_err(refuse)?;
     let id = client.identity();
@@ -166,8 +138,9 @@ pub extern "C" fn PMI_Finalize() -> c_int {
 }
 
 /// Abort the whole job: print `error_msg` (NULL allowed) on stderr, send
-/// `cmd=abort exitcode=<exit_code>` without waiting for a reply, and exit this process
-/// with `exit_code`. Never returns. Works before `PMI_Init` (then nothing is sent) and
+/// `cmd=abort exitcode=<exit_code>` without waiting for a reply (under PMIx:
+/// `PMIx_Abort`, which waits for the server to take it), and exit this process with
+/// `exit_code`. Never returns. Works before `PMI_Init` (then nothing is sent) and
 /// while another thread is blocked in a PMI call.
 ///
 /// # Safety
@@ -184,11 +157,11 @@ pub unsafe extern "C" fn PMI_Abort(exit_code: c_int, error_msg: *const c_char) -
         message[..message.len().min(256)].escape_ascii(),
         if message.len() > 256 { "..." } else { "" }
     ));
-    let _ = std::panic::catch_unwind(|| abort(exit_code, message));
+    let _ = std::panic::catch_unwind(|| abort(exit_code, message, error_msg));
     std::process::exit(exit_code)
 }
 
-fn abort(code: c_int, message: &[u8]) {
+fn abort(code: c_int, message: &[u8], raw_message: *const c_char) {
     if !message.is_empty() {
         trace::raw_line(message);
     }
@@ -197,7 +170,7 @@ fn abort(code: c_int, message: &[u8]) {
         return;
     }
     let mut buf = [0u8; 64];
-    let line = client::abort_line(&mut buf, code);
+    let line = abort_line(&mut buf, code);
     // The lock may be held by a thread blocked in a barrier: then use the fd directly.
     let fd = match state::try_lock() {
         Some(state) => match &*state {
@@ -208,5 +181,7 @@ fn abort(code: c_int, message: &[u8]) {
     };
     if fd >= 0 {
         Conn::send_abort(fd, line);
+    } else {
+        pmix_abort(code, raw_message);
     }
 }

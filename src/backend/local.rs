@@ -1,0 +1,112 @@
+//! No process manager: a true singleton, rank 0 of 1, with a process-local KVS that
+//! keeps the same rules as the wire's.
+#![forbid(unsafe_code)]
+
+use crate::backend::Backend;
+use crate::client::{Identity, Maxes, DEFAULT_MAXES};
+use crate::error::{PmiError, PmiResult};
+use crate::store::Store;
+use crate::trace;
+use crate::wire::SpawnCommand;
+
+pub struct Local {
+    kvs: Store,
+}
+
+impl Local {
+    pub fn new() -> Local {
+        Local {
+            kvs: Store::default(),
+        }
+    }
+}
+
+impl Default for Local {
+    fn default() -> Local {
+        Local::new()
+    }
+}
+
+/// What needs a process manager: `PMI_FAIL`, with one line on stderr.
+fn no_manager(call: &str) -> PmiError {
+    trace::fatal(format_args!("{call}: no process manager (singleton mode)"))
+}
+
+impl Backend for Local {
+    fn name(&self) -> &'static str {
+        "singleton"
+    }
+
+    fn identity(&self) -> Identity {
+        Identity {
+            rank: 0,
+            size: 1,
+            spawned: false,
+        }
+    }
+
+    fn maxes(&self) -> Maxes {
+        DEFAULT_MAXES
+    }
+
+    /// A name of its own, so that two singletons never look like one job.
+    fn kvsname(&mut self) -> PmiResult<Vec<u8>> {
+        Ok(format!("singleton_kvs_{}", std::process::id()).into_bytes())
+    }
+
+    fn universe_size(&mut self) -> PmiResult<i32> {
+        Ok(1)
+    }
+
+    fn appnum(&mut self) -> PmiResult<i32> {
+        Ok(0)
+    }
+
+    fn put(&mut self, _kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.kvs.insert(key, value);
+        Ok(())
+    }
+
+    fn commit(&mut self) -> PmiResult<()> {
+        Ok(())
+    }
+
+    /// Nobody to wait for.
+    fn barrier(&mut self) -> PmiResult<()> {
+        Ok(())
+    }
+
+    /// Every key there is was put by this process.
+    fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
+        self.kvs.get(key).ok_or(PmiError::InvalidKey)
+    }
+
+    fn local_ranks(&mut self) -> PmiResult<Option<Vec<i32>>> {
+        Ok(Some(vec![0]))
+    }
+
+    fn publish_name(&mut self, _service: &[u8], _port: &[u8]) -> PmiResult<()> {
+        Err(no_manager("PMI_Publish_name"))
+    }
+
+    fn unpublish_name(&mut self, _service: &[u8]) -> PmiResult<()> {
+        Err(no_manager("PMI_Unpublish_name"))
+    }
+
+    fn lookup_name(&mut self, _service: &[u8]) -> PmiResult<&[u8]> {
+        Err(no_manager("PMI_Lookup_name"))
+    }
+
+    fn spawn(
+        &mut self,
+        _commands: &[SpawnCommand<'_>],
+        _preput: &[(&[u8], &[u8])],
+        _errors: &mut [i32],
+    ) -> PmiResult<()> {
+        Err(no_manager("PMI_Spawn_multiple"))
+    }
+
+    fn finalize(&mut self) -> PmiResult<()> {
+        Ok(())
+    }
+}

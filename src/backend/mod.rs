@@ -1,0 +1,118 @@
+//! Where the PMI calls go: one small interface, three backends, chosen in one place.
+//!
+//! - [`wire::Wire`]: the PMI-1.1 wire protocol to a process manager on `PMI_FD` or
+//!   `PMI_PORT` (Hydra, Slurm's pmi2 plugin, Flux);
+//! - [`pmix::Pmix`]: a PMIx server (Open MPI's `prterun`, `srun --mpi=pmix`) through the
+//!   PMIx client library, loaded at run time;
+//! - [`local::Local`]: no process manager at all, a true singleton.
+//!
+//! A backend carries out an operation; the rules every backend shares (argument
+//! validation, the put-once rule, what is cached, the clique) live in `client`.
+#![deny(unsafe_code)]
+
+pub mod local;
+pub mod pmix;
+mod pmix_sys;
+pub mod wire;
+
+pub use pmix_sys::{abi_layout, abort as pmix_abort};
+
+use crate::client::{Identity, Maxes};
+use crate::env::Launch;
+use crate::error::PmiResult;
+use crate::trace;
+use crate::wire::SpawnCommand;
+
+/// One backend's operations. Arguments arrive checked by `client`: keys and values
+/// follow the wire's rules and fit the maxima this backend announced, the kvsname is
+/// this process group's.
+pub trait Backend: Send {
+    /// What this backend is, for the trace.
+    fn name(&self) -> &'static str;
+    /// Rank, size, and whether this process was spawned.
+    fn identity(&self) -> Identity;
+    /// The longest kvsname, key and value, NUL included.
+    fn maxes(&self) -> Maxes;
+    /// This process group's kvsname (asked once by `client`).
+    fn kvsname(&mut self) -> PmiResult<Vec<u8>>;
+    /// The universe size, `-1` when unknown (asked once).
+    fn universe_size(&mut self) -> PmiResult<i32>;
+    /// This process's application number (asked once).
+    fn appnum(&mut self) -> PmiResult<i32>;
+    /// Store `key` = `value`, visible to the job after the next barrier.
+    fn put(&mut self, kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()>;
+    /// Make this process's puts ready to be exchanged.
+    fn commit(&mut self) -> PmiResult<()>;
+    /// Wait for every process of the group; puts committed before are visible after.
+    fn barrier(&mut self) -> PmiResult<()>;
+    /// The value of `key`, put by any process of the group (or by the process manager);
+    /// `PMI_ERR_INVALID_KEY` when there is none.
+    fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]>;
+    /// The ranks on this node, when the process manager says so directly; `None`: the
+    /// clique is computed from `PMI_process_mapping`.
+    fn local_ranks(&mut self) -> PmiResult<Option<Vec<i32>>> {
+        Ok(None)
+    }
+    fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()>;
+    fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()>;
+    fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]>;
+    /// Start the commands; `errors` has a slot per process requested.
+    fn spawn(
+        &mut self,
+        commands: &[SpawnCommand<'_>],
+        preput: &[(&[u8], &[u8])],
+        errors: &mut [i32],
+    ) -> PmiResult<()>;
+    /// Leave the job. The backend is dropped afterwards.
+    fn finalize(&mut self) -> PmiResult<()>;
+    /// The socket `PMI_Abort` writes to, -1 if none.
+    fn abort_fd(&self) -> i32 {
+        -1
+    }
+    /// Called once `PMI_Init` has succeeded.
+    fn adopt(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Start the backend the environment asks for: the one place the choice is made.
+/// `timeout` bounds each reply on the wire (`PMI_TIMEOUT`).
+pub fn start(launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dyn Backend>> {
+    let backend: Box<dyn Backend> = match launch {
+        Launch::Fd(job) => {
+            trace::set_rank(i64::from(job.rank));
+            trace::line(format_args!(
+                "PMI_Init: backend wire: PMI_FD={} (rank {} of {})",
+                job.fd, job.rank, job.size
+            ));
+            Box::new(wire::Wire::from_fd(&job, timeout)?)
+        }
+        Launch::Port(port) => {
+            trace::line(format_args!(
+                "PMI_Init: backend wire: PMI_PORT={}:{} PMI_ID={}",
+                port.host, port.port, port.id
+            ));
+            let wire = wire::Wire::from_port(&port, timeout)?;
+            trace::set_rank(i64::from(wire.identity().rank));
+            Box::new(wire)
+        }
+        Launch::Pmix(found) => {
+            trace::set_rank(found.rank_hint.map_or(-1, i64::from));
+            trace::line(format_args!(
+                "PMI_Init: backend pmix: no PMI_FD or PMI_PORT, and {}",
+                found.why
+            ));
+            let pmix = pmix::Pmix::start(&found, timeout)?;
+            trace::set_rank(i64::from(pmix.identity().rank));
+            Box::new(pmix)
+        }
+        Launch::Singleton => {
+            trace::set_rank(0);
+            trace::line(format_args!(
+                "PMI_Init: no PMI_FD, PMI_PORT or PMIx server: singleton mode"
+            ));
+            Box::new(local::Local::new())
+        }
+    };
+    Ok(backend)
+}

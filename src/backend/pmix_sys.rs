@@ -1,0 +1,718 @@
+//! The PMIx client library, loaded at run time with `dlopen` (no link-time dependency),
+//! and the only place that calls it. Every `unsafe` of the PMIx backend is here.
+//!
+//! Only what the backend uses is declared: seven structures' layouts (checked against
+//! the real `pmix.h` by `tests/pmix_abi.rs`) and eighteen functions. Values are loaded
+//! and unloaded with PMIx's own `PMIx_Value_load`/`PMIx_Value_unload`/`PMIx_Info_load`,
+//! so the union inside `pmix_value_t` is never read or written here; only its `type`
+//! field is, to know what an answer holds before unloading it.
+#![allow(unsafe_code)]
+
+use std::ffi::{c_char, c_int, c_void, CStr, OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+/// `PMIX_MAX_NSLEN` + 1 and `PMIX_MAX_KEYLEN` + 1 (`pmix_common.h`).
+pub const NSPACE_LEN: usize = 256;
+pub const KEY_LEN: usize = 512;
+
+/// `pmix_proc_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Proc {
+    nspace: [c_char; NSPACE_LEN],
+    rank: u32,
+}
+
+/// `pmix_value_t`: the type, then a union of at most three words.
+#[repr(C)]
+struct Value {
+    kind: u16,
+    data: [u64; 3],
+}
+
+/// `pmix_info_t`.
+#[repr(C)]
+struct Info {
+    key: [c_char; KEY_LEN],
+    flags: u32,
+    value: Value,
+}
+
+/// `pmix_pdata_t`.
+#[repr(C)]
+struct Pdata {
+    proc_: Proc,
+    key: [c_char; KEY_LEN],
+    value: Value,
+}
+
+/// `pmix_app_t`.
+#[repr(C)]
+struct App {
+    cmd: *mut c_char,
+    argv: *mut *mut c_char,
+    env: *mut *mut c_char,
+    cwd: *mut c_char,
+    maxprocs: c_int,
+    info: *mut Info,
+    ninfo: usize,
+}
+
+/// The layouts this module assumes, by the names `pmix.h` uses, for the ABI test.
+pub fn abi_layout() -> Vec<(&'static str, usize)> {
+    use std::mem::{offset_of, size_of};
+    vec![
+        ("sizeof(pmix_proc_t)", size_of::<Proc>()),
+        ("offsetof(pmix_proc_t, rank)", offset_of!(Proc, rank)),
+        ("sizeof(pmix_value_t)", size_of::<Value>()),
+        ("offsetof(pmix_value_t, type)", offset_of!(Value, kind)),
+        ("sizeof(pmix_info_t)", size_of::<Info>()),
+        ("offsetof(pmix_info_t, flags)", offset_of!(Info, flags)),
+        ("offsetof(pmix_info_t, value)", offset_of!(Info, value)),
+        ("sizeof(pmix_pdata_t)", size_of::<Pdata>()),
+        ("offsetof(pmix_pdata_t, key)", offset_of!(Pdata, key)),
+        ("offsetof(pmix_pdata_t, value)", offset_of!(Pdata, value)),
+        ("sizeof(pmix_app_t)", size_of::<App>()),
+        ("offsetof(pmix_app_t, argv)", offset_of!(App, argv)),
+        ("offsetof(pmix_app_t, env)", offset_of!(App, env)),
+        ("offsetof(pmix_app_t, cwd)", offset_of!(App, cwd)),
+        ("offsetof(pmix_app_t, maxprocs)", offset_of!(App, maxprocs)),
+        ("offsetof(pmix_app_t, info)", offset_of!(App, info)),
+        ("offsetof(pmix_app_t, ninfo)", offset_of!(App, ninfo)),
+        ("PMIX_MAX_NSLEN", NSPACE_LEN - 1),
+        ("PMIX_MAX_KEYLEN", KEY_LEN - 1),
+        ("PMIX_RANK_UNDEF", RANK_UNDEF as usize),
+        ("PMIX_RANK_WILDCARD", RANK_WILDCARD as usize),
+        ("PMIX_GLOBAL", usize::from(SCOPE_GLOBAL)),
+        ("PMIX_BOOL", usize::from(BOOL)),
+        ("PMIX_STRING", usize::from(STRING)),
+        ("PMIX_INT", usize::from(INT)),
+        ("PMIX_UINT32", usize::from(UINT32)),
+        ("PMIX_PROC_RANK", usize::from(PROC_RANK)),
+        ("PMIX_PROC", usize::from(PROC)),
+        ("PMIX_SUCCESS", SUCCESS as usize),
+        ("-PMIX_ERR_NOT_FOUND", (-ERR_NOT_FOUND) as usize),
+    ]
+}
+
+pub const RANK_UNDEF: u32 = u32::MAX;
+pub const RANK_WILDCARD: u32 = u32::MAX - 1;
+const SCOPE_GLOBAL: u8 = 3;
+const SUCCESS: c_int = 0;
+pub const ERR_NOT_FOUND: c_int = -46;
+
+// `pmix_data_type_t` codes (`pmix_common.h`).
+const BOOL: u16 = 1;
+const STRING: u16 = 3;
+const SIZE: u16 = 4;
+const PID: u16 = 5;
+const INT: u16 = 6;
+const INT8: u16 = 7;
+const INT16: u16 = 8;
+const INT32: u16 = 9;
+const INT64: u16 = 10;
+const UINT: u16 = 11;
+const UINT8: u16 = 12;
+const UINT16: u16 = 13;
+const UINT32: u16 = 14;
+const UINT64: u16 = 15;
+const PROC: u16 = 22;
+const PROC_RANK: u16 = 40;
+
+/// The width in bytes and signedness of an integer (or boolean) type; `None` for the
+/// rest, which are never unloaded into a number.
+fn scalar(kind: u16) -> Option<(usize, bool)> {
+    Some(match kind {
+        BOOL | INT8 => (1, kind == INT8),
+        UINT8 => (1, false),
+        INT16 => (2, true),
+        UINT16 => (2, false),
+        INT | INT32 | PID => (4, true),
+        UINT | UINT32 | PROC_RANK => (4, false),
+        INT64 => (8, true),
+        SIZE | UINT64 => (8, false),
+        _ => return None,
+    })
+}
+
+type Status = c_int;
+
+// The C prototypes, from pmix.h.
+type InitFn = unsafe extern "C" fn(*mut Proc, *mut Info, usize) -> Status;
+type FinalizeFn = unsafe extern "C" fn(*const Info, usize) -> Status;
+type AbortFn = unsafe extern "C" fn(c_int, *const c_char, *mut Proc, usize) -> Status;
+type PutFn = unsafe extern "C" fn(u8, *const c_char, *mut Value) -> Status;
+type CommitFn = unsafe extern "C" fn() -> Status;
+type FenceFn = unsafe extern "C" fn(*const Proc, usize, *const Info, usize) -> Status;
+type GetFn =
+    unsafe extern "C" fn(*const Proc, *const c_char, *const Info, usize, *mut *mut Value) -> Status;
+type PublishFn = unsafe extern "C" fn(*const Info, usize) -> Status;
+type LookupFn = unsafe extern "C" fn(*mut Pdata, usize, *const Info, usize) -> Status;
+type UnpublishFn = unsafe extern "C" fn(*mut *mut c_char, *const Info, usize) -> Status;
+type SpawnFn = unsafe extern "C" fn(*const Info, usize, *const App, usize, *mut c_char) -> Status;
+type ValueLoadFn = unsafe extern "C" fn(*mut Value, *const c_void, u16) -> Status;
+type ValueUnloadFn = unsafe extern "C" fn(*mut Value, *mut *mut c_void, *mut usize) -> Status;
+type ValueDestructFn = unsafe extern "C" fn(*mut Value);
+type InfoLoadFn = unsafe extern "C" fn(*mut Info, *const c_char, *const c_void, u16) -> Status;
+type ErrorStringFn = unsafe extern "C" fn(Status) -> *const c_char;
+type GetVersionFn = unsafe extern "C" fn() -> *const c_char;
+
+/// The functions used, resolved once.
+struct Fns {
+    init: InitFn,
+    finalize: FinalizeFn,
+    abort: AbortFn,
+    put: PutFn,
+    commit: CommitFn,
+    fence: FenceFn,
+    get: GetFn,
+    publish: PublishFn,
+    lookup: LookupFn,
+    unpublish: UnpublishFn,
+    spawn: SpawnFn,
+    value_load: ValueLoadFn,
+    value_unload: ValueUnloadFn,
+    value_destruct: ValueDestructFn,
+    info_load: InfoLoadFn,
+    error_string: ErrorStringFn,
+    get_version: GetVersionFn,
+}
+
+/// The loaded library: where it came from, and its functions.
+pub struct Lib {
+    pub path: String,
+    fns: Fns,
+}
+
+/// Loaded once per process; never unloaded (the library runs a progress thread).
+static LIB: OnceLock<Lib> = OnceLock::new();
+/// Between a successful `PMIx_Init` and `PMIx_Finalize`: `PMI_Abort` may call it.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Load the first candidate that opens and has every function; the error lists each
+/// candidate with why it failed.
+pub fn load(candidates: &[OsString]) -> Result<&'static Lib, String> {
+    if let Some(lib) = LIB.get() {
+        return Ok(lib);
+    }
+    let mut tried = Vec::new();
+    for candidate in candidates {
+        match open(candidate) {
+            Ok(lib) => return Ok(LIB.get_or_init(|| lib)),
+            Err(why) => tried.push(format!("{} ({why})", candidate.to_string_lossy())),
+        }
+    }
+    Err(tried.join("; "))
+}
+
+fn open(path: &OsStr) -> Result<Lib, String> {
+    let mut name = path.as_bytes().to_vec();
+    if name.contains(&0) {
+        return Err("a NUL in the name".into());
+    }
+    name.push(0);
+    // SAFETY: `name` is NUL-terminated. dlopen runs the library's initializers, which is
+    // what loading a PMIx client means; RTLD_LOCAL keeps its symbols out of the program's.
+    let handle = unsafe { libc::dlopen(name.as_ptr().cast(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if handle.is_null() {
+        return Err(dlerror());
+    }
+    macro_rules! resolve {
+        ($name:literal, $ty:ty) => {{
+            // SAFETY: `handle` is a live handle and the name is NUL-terminated.
+            let sym = unsafe { libc::dlsym(handle, concat!($name, "\0").as_ptr().cast()) };
+            if sym.is_null() {
+                return Err(format!("no {}", $name));
+            }
+            // SAFETY: the symbol is the function `pmix.h` declares under this name, whose
+            // C prototype the field's type spells out.
+            unsafe { std::mem::transmute::<*mut c_void, $ty>(sym) }
+        }};
+    }
+    let fns = Fns {
+        init: resolve!("PMIx_Init", InitFn),
+        finalize: resolve!("PMIx_Finalize", FinalizeFn),
+        abort: resolve!("PMIx_Abort", AbortFn),
+        put: resolve!("PMIx_Put", PutFn),
+        commit: resolve!("PMIx_Commit", CommitFn),
+        fence: resolve!("PMIx_Fence", FenceFn),
+        get: resolve!("PMIx_Get", GetFn),
+        publish: resolve!("PMIx_Publish", PublishFn),
+        lookup: resolve!("PMIx_Lookup", LookupFn),
+        unpublish: resolve!("PMIx_Unpublish", UnpublishFn),
+        spawn: resolve!("PMIx_Spawn", SpawnFn),
+        value_load: resolve!("PMIx_Value_load", ValueLoadFn),
+        value_unload: resolve!("PMIx_Value_unload", ValueUnloadFn),
+        value_destruct: resolve!("PMIx_Value_destruct", ValueDestructFn),
+        info_load: resolve!("PMIx_Info_load", InfoLoadFn),
+        error_string: resolve!("PMIx_Error_string", ErrorStringFn),
+        get_version: resolve!("PMIx_Get_version", GetVersionFn),
+    };
+    Ok(Lib {
+        path: path.to_string_lossy().into_owned(),
+        fns,
+    })
+}
+
+fn dlerror() -> String {
+    // SAFETY: dlerror returns NULL or a NUL-terminated message owned by libc.
+    let text = unsafe { libc::dlerror() };
+    if text.is_null() {
+        "dlopen failed".into()
+    } else {
+        // SAFETY: non-NULL, NUL-terminated.
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// A C string on the stack from bytes without NUL, up to `N - 1` of them.
+fn c_array<const N: usize>(text: &[u8]) -> Option<[c_char; N]> {
+    if text.len() >= N || text.contains(&0) {
+        return None;
+    }
+    let mut out = [0 as c_char; N];
+    for (slot, &b) in out.iter_mut().zip(text) {
+        *slot = b as c_char;
+    }
+    Some(out)
+}
+
+/// A heap C string (for arrays PMIx reads): `None` on a NUL inside.
+fn c_string(text: &[u8]) -> Option<std::ffi::CString> {
+    std::ffi::CString::new(text).ok()
+}
+
+/// A process: namespace and rank.
+pub fn proc_of(nspace: &[u8], rank: u32) -> Option<Proc> {
+    Some(Proc {
+        nspace: c_array(nspace)?,
+        rank,
+    })
+}
+
+impl Proc {
+    pub fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    pub fn nspace(&self) -> &[u8] {
+        // SAFETY: c_char and u8 have the same size and alignment.
+        let bytes: &[u8; NSPACE_LEN] = unsafe { &*self.nspace.as_ptr().cast() };
+        let end = memchr::memchr(0, bytes).unwrap_or(NSPACE_LEN);
+        &bytes[..end]
+    }
+}
+
+/// An info array PMIx reads; each entry's value is released on drop.
+struct Infos<'l> {
+    lib: &'l Lib,
+    items: Vec<Info>,
+}
+
+/// What an info entry carries.
+pub enum InfoValue<'a> {
+    Bool(bool),
+    Int(c_int),
+    Str(&'a [u8]),
+}
+
+impl<'l> Infos<'l> {
+    fn new(lib: &'l Lib) -> Infos<'l> {
+        Infos {
+            lib,
+            items: Vec::new(),
+        }
+    }
+
+    /// Add `key` = `value`; `None` when a string holds a NUL.
+    fn add(&mut self, key: &CStr, value: &InfoValue<'_>) -> Option<()> {
+        // SAFETY: an all-zero pmix_info_t is PMIX_INFO_STATIC_INIT's value.
+        let mut info: Info = unsafe { std::mem::zeroed() };
+        let flag: bool;
+        let int: c_int;
+        let text;
+        let (data, kind): (*const c_void, u16) = match value {
+            InfoValue::Bool(b) => {
+                flag = *b;
+                ((&raw const flag).cast(), BOOL)
+            }
+            InfoValue::Int(i) => {
+                int = *i;
+                ((&raw const int).cast(), INT)
+            }
+            InfoValue::Str(s) => {
+                text = c_string(s)?;
+                (text.as_ptr().cast(), STRING)
+            }
+        };
+        // SAFETY: `info` is a zeroed pmix_info_t, the key NUL-terminated, `data` points
+        // to a value of type `kind` (a string is copied by PMIx).
+        unsafe { (self.lib.fns.info_load)(&raw mut info, key.as_ptr(), data, kind) };
+        self.items.push(info);
+        Some(())
+    }
+
+    fn ptr(&self) -> *const Info {
+        if self.items.is_empty() {
+            std::ptr::null()
+        } else {
+            self.items.as_ptr()
+        }
+    }
+}
+
+impl Drop for Infos<'_> {
+    fn drop(&mut self) {
+        for info in &mut self.items {
+            // SAFETY: the value was loaded by PMIx_Info_load; destruct frees what it copied.
+            unsafe { (self.lib.fns.value_destruct)(&raw mut info.value) };
+        }
+    }
+}
+
+/// A value PMIx returned from `PMIx_Get`, released on drop.
+struct Returned<'l> {
+    lib: &'l Lib,
+    value: *mut Value,
+}
+
+impl Drop for Returned<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `value` came from PMIx_Get (malloc'd by PMIx, as PMIX_VALUE_RELEASE
+        // assumes): destruct its contents, then free it.
+        unsafe {
+            (self.lib.fns.value_destruct)(self.value);
+            libc::free(self.value.cast());
+        }
+    }
+}
+
+/// What a get answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Text(Vec<u8>),
+    Number(i64),
+    /// A process id: someone is there (`PMIX_PARENT_ID`).
+    Proc,
+    /// Another type, by its code.
+    Other(u16),
+}
+
+impl Lib {
+    pub fn version(&self) -> String {
+        // SAFETY: PMIx_Get_version returns a static NUL-terminated string.
+        let v = unsafe { (self.fns.get_version)() };
+        if v.is_null() {
+            return "?".into();
+        }
+        // SAFETY: non-NULL, NUL-terminated, static.
+        unsafe { CStr::from_ptr(v) }.to_string_lossy().into_owned()
+    }
+
+    /// PMIx's name for a status, e.g. `PMIX_ERR_NOT_FOUND`.
+    pub fn error_string(&self, status: c_int) -> String {
+        // SAFETY: PMIx_Error_string returns a static NUL-terminated string.
+        let s = unsafe { (self.fns.error_string)(status) };
+        if s.is_null() {
+            return format!("status {status}");
+        }
+        // SAFETY: non-NULL, NUL-terminated, static.
+        let name = unsafe { CStr::from_ptr(s) };
+        format!("{} ({status})", name.to_string_lossy())
+    }
+
+    /// `PMIx_Init`: this process's id. The client uses its `hash` data store
+    /// (`PMIX_MCA_gds=hash` unless the user chose): with Slurm's default `ds21` a get
+    /// by an undefined rank, which PMI-1's get needs, times out (measured with
+    /// Slurm 22.05 and PMIx 4.2.2).
+    pub fn init(&self) -> Result<Proc, c_int> {
+        if std::env::var_os("PMIX_MCA_gds").is_none() {
+            // The environment is written before PMIx starts any thread; a program
+            // calling getenv from another thread during PMI_Init could race with it.
+            std::env::set_var("PMIX_MCA_gds", "hash");
+        }
+        // SAFETY: an all-zero pmix_proc_t is a valid out-parameter.
+        let mut me: Proc = unsafe { std::mem::zeroed() };
+        // SAFETY: `me` is writable; no info.
+        let rc = unsafe { (self.fns.init)(&raw mut me, std::ptr::null_mut(), 0) };
+        if rc == SUCCESS {
+            ACTIVE.store(true, Ordering::SeqCst);
+            Ok(me)
+        } else {
+            Err(rc)
+        }
+    }
+
+    pub fn finalize(&self) -> c_int {
+        ACTIVE.store(false, Ordering::SeqCst);
+        // SAFETY: no info.
+        unsafe { (self.fns.finalize)(std::ptr::null(), 0) }
+    }
+
+    /// `PMIx_Get` of `key` for `who`, without waiting for data the server does not
+    /// have (`PMIX_IMMEDIATE`). `Err(status)` when it fails, `PMIX_ERR_NOT_FOUND`
+    /// included.
+    pub fn get(&self, who: &Proc, key: &[u8], timeout: Option<u32>) -> Result<Answer, c_int> {
+        let key: [c_char; KEY_LEN] = c_array(key).ok_or(ERR_BAD_PARAM)?;
+        let mut infos = Infos::new(self);
+        infos.add(c"pmix.immediate", &InfoValue::Bool(true));
+        add_timeout(&mut infos, timeout);
+        let mut value: *mut Value = std::ptr::null_mut();
+        // SAFETY: `who` and `key` are valid and NUL-terminated, `infos` holds its count
+        // of entries, `value` is writable.
+        let rc = unsafe {
+            (self.fns.get)(
+                who,
+                key.as_ptr(),
+                infos.ptr(),
+                infos.items.len(),
+                &raw mut value,
+            )
+        };
+        if rc != SUCCESS {
+            return Err(rc);
+        }
+        if value.is_null() {
+            return Err(ERR_BAD_PARAM);
+        }
+        let returned = Returned { lib: self, value };
+        self.unload(returned.value)
+    }
+
+    /// The contents of a value PMIx gave, by its type.
+    fn unload(&self, value: *mut Value) -> Result<Answer, c_int> {
+        // SAFETY: `value` points to a pmix_value_t PMIx filled; `type` is its first field.
+        let kind = unsafe { (*value).kind };
+        if kind == STRING {
+            let mut data: *mut c_void = std::ptr::null_mut();
+            let mut size = 0usize;
+            // SAFETY: for a string PMIx allocates a copy into `data` (strdup).
+            let rc = unsafe { (self.fns.value_unload)(value, &raw mut data, &raw mut size) };
+            if rc != SUCCESS {
+                return Err(rc);
+            }
+            if data.is_null() {
+                return Ok(Answer::Text(Vec::new()));
+            }
+            // SAFETY: a NUL-terminated copy, ours to free.
+            let text = unsafe { CStr::from_ptr(data.cast()) }.to_bytes().to_vec();
+            // SAFETY: allocated by PMIx with malloc, freed once.
+            unsafe { libc::free(data) };
+            return Ok(Answer::Text(text));
+        }
+        if kind == PROC {
+            return Ok(Answer::Proc);
+        }
+        let Some((width, signed)) = scalar(kind) else {
+            return Ok(Answer::Other(kind));
+        };
+        let mut scratch = [0u64; 2];
+        let mut data: *mut c_void = scratch.as_mut_ptr().cast();
+        let mut size = 0usize;
+        // SAFETY: for a scalar PMIx copies at most 8 bytes into the 16 at `data`.
+        let rc = unsafe { (self.fns.value_unload)(value, &raw mut data, &raw mut size) };
+        if rc != SUCCESS {
+            return Err(rc);
+        }
+        let bytes = scratch[0].to_ne_bytes();
+        let mut raw = [0u8; 8];
+        raw[..width].copy_from_slice(&bytes[..width]);
+        let unsigned = u64::from_ne_bytes(raw);
+        let number = if signed {
+            let shift = 64 - 8 * width as u32;
+            ((unsigned << shift) as i64) >> shift
+        } else {
+            unsigned as i64
+        };
+        Ok(Answer::Number(number))
+    }
+
+    /// `PMIx_Put` of a string in the global scope.
+    pub fn put(&self, key: &[u8], value: &[u8]) -> c_int {
+        let (Some(key), Some(text)) = (c_array::<KEY_LEN>(key), c_string(value)) else {
+            return ERR_BAD_PARAM;
+        };
+        // SAFETY: an all-zero pmix_value_t is PMIX_VALUE_STATIC_INIT's value.
+        let mut v: Value = unsafe { std::mem::zeroed() };
+        // SAFETY: loads a copy of the NUL-terminated string.
+        unsafe { (self.fns.value_load)(&raw mut v, text.as_ptr().cast(), STRING) };
+        // SAFETY: `key` is NUL-terminated, `v` a loaded value; PMIx copies both.
+        let rc = unsafe { (self.fns.put)(SCOPE_GLOBAL, key.as_ptr(), &raw mut v) };
+        // SAFETY: frees the copy PMIx_Value_load made.
+        unsafe { (self.fns.value_destruct)(&raw mut v) };
+        rc
+    }
+
+    pub fn commit(&self) -> c_int {
+        // SAFETY: no arguments.
+        unsafe { (self.fns.commit)() }
+    }
+
+    /// `PMIx_Fence` over the whole namespace, collecting every process's data.
+    pub fn fence(&self, timeout: Option<u32>) -> c_int {
+        let mut infos = Infos::new(self);
+        infos.add(c"pmix.collect", &InfoValue::Bool(true));
+        add_timeout(&mut infos, timeout);
+        // SAFETY: NULL procs means this namespace; `infos` holds its count of entries.
+        unsafe { (self.fns.fence)(std::ptr::null(), 0, infos.ptr(), infos.items.len()) }
+    }
+
+    /// `PMIx_Publish` of `service` = `port` (strings).
+    pub fn publish(&self, service: &[u8], port: &[u8]) -> c_int {
+        let Some(key) = c_string(service).filter(|k| k.as_bytes().len() < KEY_LEN) else {
+            return ERR_BAD_PARAM;
+        };
+        let mut infos = Infos::new(self);
+        if infos.add(&key, &InfoValue::Str(port)).is_none() {
+            return ERR_BAD_PARAM;
+        }
+        // SAFETY: `infos` holds its count of entries.
+        unsafe { (self.fns.publish)(infos.ptr(), infos.items.len()) }
+    }
+
+    /// `PMIx_Lookup` of `service`, without waiting for it to be published.
+    pub fn lookup(&self, service: &[u8]) -> Result<Answer, c_int> {
+        let key: [c_char; KEY_LEN] = c_array(service).ok_or(ERR_BAD_PARAM)?;
+        // SAFETY: an all-zero pmix_pdata_t is PMIX_LOOKUP_STATIC_INIT's value.
+        let mut data: Pdata = unsafe { std::mem::zeroed() };
+        data.key = key;
+        // SAFETY: one writable pdata with its key set; no info.
+        let rc = unsafe { (self.fns.lookup)(&raw mut data, 1, std::ptr::null(), 0) };
+        let answer = if rc == SUCCESS {
+            self.unload(&raw mut data.value)
+        } else {
+            Err(rc)
+        };
+        // SAFETY: frees what PMIx_Lookup put in the value (nothing when it failed).
+        unsafe { (self.fns.value_destruct)(&raw mut data.value) };
+        answer
+    }
+
+    /// `PMIx_Unpublish` of `service`.
+    pub fn unpublish(&self, service: &[u8]) -> c_int {
+        let Some(key) = c_string(service) else {
+            return ERR_BAD_PARAM;
+        };
+        let mut keys = [key.as_ptr().cast_mut(), std::ptr::null_mut()];
+        // SAFETY: a NULL-terminated array of NUL-terminated keys, which PMIx only reads.
+        unsafe { (self.fns.unpublish)(keys.as_mut_ptr(), std::ptr::null(), 0) }
+    }
+
+    /// `PMIx_Spawn` of `apps`; the children's namespace on success.
+    pub fn spawn(&self, apps: &[AppSpec<'_>]) -> Result<Vec<u8>, c_int> {
+        // Everything PMIx reads stays alive in these until the call returns.
+        let mut strings: Vec<Vec<std::ffi::CString>> = Vec::new();
+        let mut arrays: Vec<Vec<*mut c_char>> = Vec::new();
+        let mut infos: Vec<Infos<'_>> = Vec::new();
+        let mut c_apps = Vec::with_capacity(apps.len());
+        for app in apps {
+            let strs = |list: &[Vec<u8>]| -> Option<Vec<std::ffi::CString>> {
+                list.iter().map(|s| c_string(s)).collect()
+            };
+            let argv = strs(&app.argv).ok_or(ERR_BAD_PARAM)?;
+            let env = strs(&app.env).ok_or(ERR_BAD_PARAM)?;
+            let cmd = c_string(app.cmd).ok_or(ERR_BAD_PARAM)?;
+            let cwd = app
+                .cwd
+                .map(c_string)
+                .map(|c| c.ok_or(ERR_BAD_PARAM))
+                .transpose()?;
+            let mut app_infos = Infos::new(self);
+            for (key, value) in &app.info {
+                app_infos
+                    .add(key, &InfoValue::Str(value))
+                    .ok_or(ERR_BAD_PARAM)?;
+            }
+            let ptrs = |list: &[std::ffi::CString]| -> Vec<*mut c_char> {
+                list.iter()
+                    .map(|s| s.as_ptr().cast_mut())
+                    .chain(std::iter::once(std::ptr::null_mut()))
+                    .collect()
+            };
+            let mut argv_ptrs = ptrs(&argv);
+            let mut env_ptrs = ptrs(&env);
+            c_apps.push(App {
+                cmd: cmd.as_ptr().cast_mut(),
+                argv: argv_ptrs.as_mut_ptr(),
+                env: env_ptrs.as_mut_ptr(),
+                cwd: cwd
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), |c| c.as_ptr().cast_mut()),
+                maxprocs: c_int::try_from(app.maxprocs).map_err(|_| ERR_BAD_PARAM)?,
+                info: app_infos.ptr().cast_mut(),
+                ninfo: app_infos.items.len(),
+            });
+            arrays.push(argv_ptrs);
+            arrays.push(env_ptrs);
+            strings.push(argv);
+            strings.push(env);
+            strings.push(vec![cmd]);
+            strings.extend(cwd.map(|c| vec![c]));
+            infos.push(app_infos);
+        }
+        let mut nspace = [0 as c_char; NSPACE_LEN];
+        // SAFETY: `c_apps` points into `strings`, `arrays` and `infos`, all alive until
+        // the call returns; `nspace` has room for PMIX_MAX_NSLEN + 1 bytes.
+        let rc = unsafe {
+            (self.fns.spawn)(
+                std::ptr::null(),
+                0,
+                c_apps.as_ptr(),
+                c_apps.len(),
+                nspace.as_mut_ptr(),
+            )
+        };
+        drop(c_apps);
+        if rc != SUCCESS {
+            return Err(rc);
+        }
+        let child = Proc { nspace, rank: 0 };
+        Ok(child.nspace().to_vec())
+    }
+}
+
+/// One application of a spawn, as the backend builds it.
+pub struct AppSpec<'a> {
+    pub cmd: &'a [u8],
+    /// The full argument vector, the command first.
+    pub argv: Vec<Vec<u8>>,
+    /// `NAME=value` entries added to the children's environment.
+    pub env: Vec<Vec<u8>>,
+    pub cwd: Option<&'a [u8]>,
+    pub maxprocs: u32,
+    /// PMIx attribute names with string values.
+    pub info: Vec<(&'static CStr, &'a [u8])>,
+}
+
+const ERR_BAD_PARAM: c_int = -27;
+
+fn add_timeout(infos: &mut Infos<'_>, timeout: Option<u32>) {
+    if let Some(seconds) = timeout {
+        let seconds = c_int::try_from(seconds).unwrap_or(c_int::MAX);
+        infos.add(c"pmix.timeout", &InfoValue::Int(seconds));
+    }
+}
+
+/// `PMIx_Abort` of the whole job, for `PMI_Abort`: `false` when no PMIx client is
+/// initialized. It blocks until the server has the request (PMIx's progress thread
+/// carries it), so unlike the wire's abort it is not async-signal-safe.
+pub fn abort(code: c_int, message: *const c_char) -> bool {
+    let Some(lib) = LIB.get() else {
+        return false;
+    };
+    if !ACTIVE.load(Ordering::SeqCst) {
+        return false;
+    }
+    let message = if message.is_null() {
+        c"".as_ptr()
+    } else {
+        message
+    };
+    // SAFETY: `message` is NUL-terminated (the caller's, or empty); NULL procs: the job.
+    unsafe { (lib.fns.abort)(code, message, std::ptr::null_mut(), 0) };
+    true
+}
