@@ -44,7 +44,7 @@ $(LIB)/libpmi.so.0: $(SO)
 	ln -sf libpmi.so.0 $(LIB)/libpmi.so
 
 deps:
-	scripts/ensure-deps.sh hydra slurm-header cbindgen pkg-config valgrind mandoc
+	scripts/ensure-deps.sh hydra slurm-header cbindgen pkg-config valgrind mandoc pmix pmix-dev
 
 deps-hydra:
 	scripts/ensure-deps.sh hydra

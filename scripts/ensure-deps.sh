@@ -3,11 +3,11 @@
 # Debian's mpich (mpiexec.hydra), libpmi0-dev (the reference pmi.h and Slurm's
 # libpmi.so.0), Slurm and munge, libpmix2 (Slurm's --mpi=pmix), and the pinned cbindgen. Says exactly what to install when it cannot do it itself.
 # Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [cbindgen] [pkg-config] [valgrind] [mandoc]
-#                                [slurm] [pmix] [unzip]
+#                                [slurm] [pmix] [pmix-dev] [unzip]
 set -eu
 CBINDGEN_VERSION=${CBINDGEN_VERSION:-0.29.0}
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(hydra slurm-header cbindgen pkg-config valgrind mandoc)
+[ ${#want[@]} -gt 0 ] || want=(hydra slurm-header cbindgen pkg-config valgrind mandoc pmix pmix-dev)
 
 packages=()
 for w in "${want[@]}"; do
@@ -22,6 +22,7 @@ for w in "${want[@]}"; do
                command -v srun >/dev/null && command -v munged >/dev/null ||
                packages+=(slurmd slurmctld slurm-client munge) ;;
         pmix) [ -e /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2 ] || packages+=(libpmix2) ;;
+        pmix-dev) [ -f /usr/lib/x86_64-linux-gnu/pmix2/include/pmix.h ] || packages+=(libpmix-dev) ;;
         unzip) command -v unzip >/dev/null || packages+=(unzip) ;;
         *) echo "ensure-deps: unknown dependency '$w'" >&2; exit 2 ;;
     esac
