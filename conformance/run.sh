@@ -89,7 +89,8 @@ END {
         ttext["all-ranks"] = ndone " of " size " processes finished, the launcher exited " cstatus " (see " logs "/conform.err)"
     }
     npdone = 0; for (r in pdone) npdone++
-    if ((npdone != size || pstatus != 0) && !("probe-incomplete" in dev)) {
+    # (A launcher with no PMI-1 wire, a PMIx one, has nothing to probe: the probe SKIPs.)
+    if ((npdone != size || pstatus != 0) && !("probe-incomplete" in dev) && tkind["probe"] != "SKIP") {
         dorder[++nd] = "probe-incomplete"
         dev["probe-incomplete"] = "the raw wire probe finished on " npdone " of " size " processes, the launcher exited " pstatus " (see " logs "/probe.err)"
     }

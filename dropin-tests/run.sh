@@ -10,8 +10,9 @@ prefix=$(cd "$3" && pwd)
 unset LD_LIBRARY_PATH # the swap is what is measured: nothing on the path by default
 source "$(dirname "$0")/../scripts/harness.sh" "$b/logs-${LAUNCHER:-hydra4}"
 HARNESS_SUITE=dropin
-here=$harness_root
 K=$LAUNCHER
+source "$harness_root/scripts/launchers.sh" expect "$K"
+here=$harness_root
 two=1
 launcher_has_two_nodes "$K" && two=2
 launcher "$K" 4; L4=("${L[@]}")
@@ -49,9 +50,10 @@ if [ "$K" = hydra4 ]; then
 fi
 # Without the swap the same binary runs Slurm's library, which cannot work under Hydra:
 # the test above measures the swap, not something else.
-# (Under srun, Slurm's library works: it talks to Slurm itself; with -pmi-port it sees no
-# PMI_FD and makes each process rank 0 of 1. Neither is a control.)
-if [ "$K" != srun ] && [ "$K" != hydra4-port ]; then
+# (Under srun, Slurm's library works: it talks to Slurm itself; with -pmi-port, or under a
+# PMIx launcher, it sees no PMI_FD and makes each process rank 0 of 1. Neither is a
+# control.)
+if [ "$K" != srun ] && [ "$K" != hydra4-port ] && ! check_backend_is pmix; then
     run no-swap-fails-with-slurm-lib nonzero --expect log "libpmi.so.0 from $(readlink -f "$slurm")" -- \
         "${L4[@]}" "$b/swap"
 fi

@@ -53,9 +53,9 @@ fi
 
 if [[ " $UNSUPPORTED " != *" spawn "* ]]; then
     launcher "$K" 2
-    run_expected spawn spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$BIN/spawn" 2
+    run_expected spawn mpi-spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$BIN/spawn" 2
     launcher "$K" 1
-    run_expected spawn-1parent-3children spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$BIN/spawn" 3
+    run_expected spawn-1parent-3children mpi-spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$BIN/spawn" 3
     run spawn-child-fails nonzero -- "${SPAWN_ENV[@]}" "${L[@]}" "$BIN/spawn" 2 0 fail # negative control
     launcher_cleanup "$BIN/spawn"
 fi
@@ -72,9 +72,9 @@ if [ "$K" = hydra4 ]; then
 fi
 
 launcher "$K" 2
-run pubname 0 -- "${L[@]}" "$BIN/pubname"
+run_expected pubname mpi-names 0 -- "${L[@]}" "$BIN/pubname"
 launcher "$K" 4
-run pubname-4ranks 0 -- "${L[@]}" "$BIN/pubname"
+run_expected pubname-4ranks mpi-names 0 -- "${L[@]}" "$BIN/pubname"
 if launcher_has_two_nodes "$K"; then
     launcher "$K" 2 2
     run pubname-2nodes 0 -- "${L[@]}" "${NODES2[@]}" "$BIN/pubname"

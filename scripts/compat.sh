@@ -23,13 +23,13 @@ export HARNESS_RETRIES=${HARNESS_RETRIES:-2}
 rm -f "$HARNESS_RESULTS"
 status=0
 
-kinds=(${COMPAT_LAUNCHERS:-hydra4 hydra4-port hydra5 impi srun})
+kinds=(${COMPAT_LAUNCHERS:-hydra4 hydra4-port hydra5 impi srun srun-pmix prterun})
 # Stop the private Slurm afterwards only if this run started it.
 slurm_was_up=no
 [ -n "$(scripts/slurm.sh env "${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}" 2>/dev/null)" ] &&
     SLURM_CONF=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}/slurm.conf sinfo >/dev/null 2>&1 && slurm_was_up=yes
 [ "$slurm_was_up" = yes ] || trap 'scripts/launchers.sh stop >/dev/null 2>&1' EXIT
-setup=$(scripts/launchers.sh setup "${kinds[@]}" openmpi) || { echo "compat: set-up failed" >&2; exit 1; }
+setup=$(scripts/launchers.sh setup "${kinds[@]}" openmpi impi) || { echo "compat: set-up failed" >&2; exit 1; }
 eval "$setup"
 MPICH_PREFIX=${MPICH_PREFIX:-$(cat "$B/mpich-prefix" 2>/dev/null)}
 source scripts/harness.sh "$out/logs"
@@ -59,13 +59,15 @@ for K in "${kinds[@]}"; do
     [ "$conf" = 0 ] || status=1
     tail -n 1 "$out/conformance-$K.txt"
     awk -v K="$K" '{ printf "conformance\t%s\t%s\t%s\t\n", K, $2, $1 }' "$out/ids-$K.txt" >>"$HARNESS_RESULTS"
-    # MPICH's ch3 (built by make mpi-check) where users run it: Hydra 4.0.2 and Slurm.
-    if [ -n "$MPICH_PREFIX" ] && [ -x "$B/mpi-tests/allreduce" ] && { [ "$K" = hydra4 ] || [ "$K" = srun ]; }; then
+    # MPICH's ch3 (built by make mpi-check) where users run it with an external libpmi:
+    # Hydra 4.0.2, Slurm (both plugins) and PMIx's prterun.
+    case $K in hydra4 | srun | srun-pmix | prterun) mpi=yes ;; *) mpi=no ;; esac
+    if [ -n "$MPICH_PREFIX" ] && [ -x "$B/mpi-tests/allreduce" ] && [ "$mpi" = yes ]; then
         mpi-tests/run-mpi-tests.sh "$B/mpi-tests" "$B/lib" >"$out/mpi-$K.txt" 2>&1 || status=1
         tail -n 1 "$out/mpi-$K.txt"
     fi
     # Intel MPI's libmpi ignores I_MPI_PMI_LIBRARY under its own Hydra.
-    if [ "$K" = hydra4 ] || [ "$K" = srun ]; then
+    if [ "$mpi" = yes ]; then
         MPI_FLAVOUR=impi mpi-tests/run-mpi-tests.sh "$B/impi-tests" "$B/lib" >"$out/impi-$K.txt" 2>&1 ||
             status=1
         tail -n 1 "$out/impi-$K.txt"
@@ -73,7 +75,8 @@ for K in "${kinds[@]}"; do
 done
 unset LAUNCHER
 
-# Launchers that start several processes without a PMI-1 server: a clear refusal.
+# Launchers that start several processes without a PMI server the library can use: a
+# clear refusal.
 echo "== refusals"
 HARNESS_SUITE=refusal scripts/refusals.sh "$B/c-tests" "$B/lib" >"$out/refusals.txt" 2>&1 || status=1
 tail -n 1 "$out/refusals.txt"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # No fake singleton, under the real launchers: where a launcher starts processes without
-# a PMI-1 server, every process refuses PMI_Init with one line naming the launcher and
-# the fix; a process started by hand inside an allocation, or alone, stays a singleton.
+# a PMI server the library can use (no PMI-1 server, or a PMIx server but no PMIx client
+# library), every process refuses PMI_Init with one line naming the cause and the fix; a
+# process started by hand inside an allocation, or alone, stays a singleton.
 # Usage: scripts/refusals.sh BINDIR LIBDIR
 #   (SLURM_CONF and OPENMPI_ROOT from `scripts/launchers.sh setup srun openmpi`; a
 #   launcher that is not set up is skipped)
@@ -12,6 +13,7 @@ LAUNCHER=none
 refused="refusing to run as rank 0 of 1"
 # exchange prints "rank R of N: read ... business cards" when it gets through.
 ran="business cards"
+nolib="no PMIx client library could be loaded"
 
 # Both launchers are required: a refusal that is not run would vanish from the table.
 [ -n "${SLURM_CONF:-}" ] || fail srun-set-up "SLURM_CONF is not set (scripts/launchers.sh setup srun)"
@@ -19,9 +21,9 @@ ran="business cards"
 if [ -n "${SLURM_CONF:-}" ]; then
     run "srun --mpi=none -n 2" nonzero --count 2 "$refused" --absent log "$ran" \
         --show log 'SLURM_STEP_NUM_TASKS="2"' -- srun --mpi=none -n 2 "$b/exchange"
-    # (rank 1 names PMIX_RANK, rank 0 the step's size: the detail shows rank 0's line)
-    run "srun --mpi=pmix -n 2" nonzero --count 2 "$refused" --absent log "$ran" \
-        --show log 'SLURM_STEP_NUM_TASKS="2"' -- srun --mpi=pmix -n 2 "$b/exchange"
+    run "srun --mpi=pmix -n 2, no PMIx client library" nonzero --count 2 "$nolib" \
+        --absent log "$ran" --show log "$nolib" -- \
+        env PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 srun --mpi=pmix -n 2 "$b/exchange"
     run "srun --mpi=none -n 1 (one task)" 0 --show log "rank 0 of 1" -- \
         srun --mpi=none -n 1 "$b/exchange"
     run "salloc -n 2, the program run by hand" 0 --show log "rank 0 of 1" -- \
@@ -33,8 +35,9 @@ if [ -n "${SLURM_CONF:-}" ]; then
 fi
 if [ -n "${OPENMPI_ROOT:-}" ]; then
     # prterun ends the job at the first process that fails: one line may be all there is.
-    run "prterun -n 2 (Open MPI 5.0.11)" nonzero --absent log "$ran" --show log "$refused" -- \
-        env PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT" OPAL_PREFIX="$OPENMPI_ROOT" \
+    run "prterun -n 2 (Open MPI 5.0.11), no PMIx client library" nonzero --absent log "$ran" \
+        --show log "$nolib" -- env PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 \
+        PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT" OPAL_PREFIX="$OPENMPI_ROOT" \
         "$OPENMPI_ROOT/bin/prterun" --allow-run-as-root --map-by :OVERSUBSCRIBE -n 2 \
         "$b/exchange"
 fi
