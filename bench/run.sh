@@ -63,7 +63,7 @@ NOTES=()
 
 #--------------------------------------------------------------------------------------
 # 1. Client overhead against the canned server.
-say "1/5 client overhead: $ROUNDS rounds x $N operations, raw and library interleaved"
+say "1/6 client overhead: $ROUNDS rounds x $N operations, raw and library interleaved"
 canned "$BIN/pmi_bench" overhead "$ROUNDS" "$N" >"$LOG/overhead.txt" 2>"$LOG/overhead.err" ||
     say "overhead run failed (see $LOG/overhead.err)"
 ov() { grep "^op=$1 " "$LOG/overhead.txt" | field "$2"; }
@@ -87,7 +87,7 @@ row '`PMI_KVS_Get` of a cached key: time per call' "$(fmt "$c_raw" %.0f) ns (a r
 #--------------------------------------------------------------------------------------
 # 2. System calls per operation (strace -f -c on the client only; the canned server
 #    runs strace, so it is not traced itself).
-say "2/5 system calls per operation (strace, $N1 and $N2 operations)"
+say "2/6 system calls per operation (strace, $N1 and $N2 operations)"
 SYSCALLS_OK=0
 if have_tool strace; then
     SYSCALLS_OK=1
@@ -122,7 +122,7 @@ fi
 
 #--------------------------------------------------------------------------------------
 # 3. Heap allocations per operation in steady state (valgrind's heap summary).
-say "3/5 heap allocations per operation (valgrind, $N1 and $N2 operations)"
+say "3/6 heap allocations per operation (valgrind, $N1 and $N2 operations)"
 if have_tool valgrind; then
     allocs() { # op n -> total allocs of the client process
         canned valgrind --leak-check=no "$BIN/pmi_bench" count "$1" "$2" \
@@ -149,7 +149,7 @@ fi
 
 #--------------------------------------------------------------------------------------
 # 4. PMI_Init round trips and time; the clique of a rank in a million-rank mapping.
-say "4/5 PMI_Init and clique ($RUNS runs each)"
+say "4/6 PMI_Init and clique ($RUNS runs each)"
 for i in $(seq "$RUNS"); do canned "$BIN/pmi_bench" init; done >"$LOG/init.txt" 2>"$LOG/init.err"
 lines_max=$(sed -n 's/.*init_lines=\([0-9]*\).*/\1/p' "$LOG/init.txt" | sort -n | tail -n 1)
 init_ns=$(sed -n 's/.*init_ns=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
@@ -176,7 +176,7 @@ row 'Clique of rank 1000000 in `(vector,(0,4096,256))`, 1048576 ranks: first `PM
 
 #--------------------------------------------------------------------------------------
 # 5. Wire-up under Hydra: the MPI_Init pattern, library against the minimal C client.
-say "5/5 wire-up under Hydra: n = $SIZES, one node and two simulated nodes, $REPS repetitions"
+say "5/6 wire-up under Hydra: n = $SIZES, one node and two simulated nodes, $REPS repetitions"
 if command -v "$MPIEXEC" >/dev/null; then
     # One job: prints the largest wire-up time over the ranks, or "error".
     job() { # client n layout
@@ -212,6 +212,49 @@ if command -v "$MPIEXEC" >/dev/null; then
     done
 else
     NOTES+=("$MPIEXEC is not available: the wire-up rows are skipped (\`make deps-hydra\` installs it).")
+fi
+
+#--------------------------------------------------------------------------------------
+# 6. Wire-up under Slurm: this library through its PMIx backend (srun --mpi=pmix) against
+#    the same program through the PMI-1 wire (srun --mpi=pmi2), jobs alternating.
+say "6/6 wire-up under Slurm: srun --mpi=pmix against --mpi=pmi2, n = $SIZES, $REPS repetitions"
+# Stop the private Slurm afterwards only if this run starts it.
+slurm_dir=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}
+slurm_was_up=no
+[ -n "$(scripts/slurm.sh env "$slurm_dir" 2>/dev/null)" ] &&
+    SLURM_CONF=$slurm_dir/slurm.conf sinfo >/dev/null 2>&1 && slurm_was_up=yes
+if [ "$(id -u)" = 0 ] && slurm_setup=$(scripts/launchers.sh setup srun-pmix 2>>"$LOG/slurm.err"); then
+    eval "$slurm_setup"
+    # One job: the largest PMI_Init time and the largest wire-up time over the ranks.
+    slurm_job() { # pmi2|pmix n
+        local out good
+        out=$(timeout 120 srun "--mpi=$1" -n "$2" "$BIN/wireup_lib" 2>>"$LOG/srun.err")
+        echo "$out" >>"$LOG/srun.$1.$2.txt"
+        good=$(grep -c 'ok=1' <<<"$out")
+        if [ "$good" != "$2" ]; then echo error; return; fi
+        echo "$(sed -n 's/.*init_ns=\([0-9]*\).*/\1/p' <<<"$out" | sort -n | tail -n 1)" \
+            "$(sed -n 's/.* ns=\([0-9]*\).*/\1/p' <<<"$out" | sort -n | tail -n 1)"
+    }
+    for n in $SIZES; do
+        : >"$LOG/s.pmi2"; : >"$LOG/s.pmix"
+        for rep in $(seq "$REPS"); do
+            if [ $((rep % 2)) = 1 ]; then order="pmi2 pmix"; else order="pmix pmi2"; fi
+            for m in $order; do slurm_job "$m" "$n" >>"$LOG/s.$m"; done
+        done
+        if grep -q error "$LOG/s.pmi2" "$LOG/s.pmix"; then
+            row "Wire-up under srun, n = $n: --mpi=pmix against --mpi=pmi2" "error" "error" "" "measured" "**error** (see $LOG)"
+            continue
+        fi
+        wi=$(cut -d' ' -f1 "$LOG/s.pmi2" | med) wt=$(cut -d' ' -f2 "$LOG/s.pmi2" | med)
+        xi=$(cut -d' ' -f1 "$LOG/s.pmix" | med) xt=$(cut -d' ' -f2 "$LOG/s.pmix" | med)
+        row "Wire-up under srun, n = $n, one node: the PMIx backend (\`--mpi=pmix\`, library column) against the wire (\`--mpi=pmi2\`, reference column); max over ranks, median of $REPS; in brackets \`PMI_Init\` alone" \
+            "$(fmt "$(calc "$wt/1e6")" %.1f) ms ($(fmt "$(calc "$wi/1e6")" %.1f) ms)" \
+            "$(fmt "$(calc "$xt/1e6")" %.1f) ms ($(fmt "$(calc "$xi/1e6")" %.1f) ms)" \
+            "$(fmt "$(calc "$xt / $wt")" %.2f)× ($(fmt "$(calc "$xi / $wi")" %.2f)×)" "side by side" "measured"
+    done
+    [ "$slurm_was_up" = yes ] || scripts/launchers.sh stop >/dev/null 2>&1
+else
+    NOTES+=("The Slurm rows need root and Slurm (\`scripts/launchers.sh setup srun-pmix\`): skipped (see $LOG/slurm.err).")
 fi
 
 #--------------------------------------------------------------------------------------
@@ -273,6 +316,13 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   barrier; each rank times from before init to after the last barrier and prints it;
   a job's figure is the largest over its ranks; the median of $REPS jobs per client,
   the clients alternating.
+- **Wire-up under Slurm** (\`bench/wireup_lib.c\` alone): \`srun --mpi=pmix -n N\` (the
+  library's PMIx backend: \`PMIx_Put\`, \`PMIx_Commit\`, \`PMIx_Fence\` collecting data,
+  then every get served by the PMIx client from its local copy) against
+  \`srun --mpi=pmi2 -n N\` (the PMI-1 wire: every get a round trip to slurmstepd), on
+  the private one-node Slurm of \`scripts/slurm.sh\`, the two alternating; each figure is
+  the largest over the ranks, the median of $REPS jobs, with \`PMI_Init\` alone in
+  brackets (under PMIx it loads libpmix and runs \`PMIx_Init\`).
 - Raw outputs of the last run are in \`$LOG/\`.
 EOF
 } >"$OUT.tmp"

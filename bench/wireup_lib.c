@@ -1,6 +1,7 @@
 /* The MPI_Init pattern through the library: PMI_Init, the maxima and the kvsname, two
  * business cards put, commit, barrier, every rank's cards read and checked, barrier.
- * Prints `wireup rank=R ns=T ok=1`, T from before PMI_Init to after the last barrier. */
+ * Prints `wireup rank=R init_ns=I ns=T ok=1`, T from before PMI_Init to after the last
+ * barrier, I from before to after PMI_Init. */
 #include <pmi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@ int main(void)
     int spawned, rank, size, namelen, keylen, vallen;
     long long t0 = wireup_now_ns();
     REQUIRE_RC(PMI_Init(&spawned), PMI_SUCCESS);
+    long long ti = wireup_now_ns();
     REQUIRE_RC(PMI_Get_rank(&rank), PMI_SUCCESS);
     REQUIRE_RC(PMI_Get_size(&size), PMI_SUCCESS);
     REQUIRE_RC(PMI_KVS_Get_name_length_max(&namelen), PMI_SUCCESS);
@@ -26,7 +28,8 @@ int main(void)
              2 * size;
     REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
     long long t1 = wireup_now_ns();
-    printf("wireup rank=%d ns=%lld ok=%d t0=%lld t1=%lld\n", rank, t1 - t0, ok, t0, t1);
+    printf("wireup rank=%d init_ns=%lld ns=%lld ok=%d t0=%lld t1=%lld\n", rank, ti - t0, t1 - t0,
+           ok, t0, t1);
     fflush(stdout);
     REQUIRE_RC(PMI_Finalize(), PMI_SUCCESS);
     free(kvsname), free(key), free(value), free(expected);

@@ -1271,4 +1271,31 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn vector_of_node_lists() {
+        // PRRTE gives each rank's node id (PMIX_NODEID), not a mapping: the PMIx backend
+        // writes one from them.
+        let rows: &[(&[u64], Option<&str>)] = &[
+            (&[0, 0, 1, 1], Some("(vector,(0,2,2))")),
+            (&[0, 1, 0, 1], Some("(vector,(0,2,1),(0,2,1))")),
+            (&[1, 1, 0], Some("(vector,(1,1,2),(0,1,1))")),
+            (&[0, 0, 0, 1], Some("(vector,(0,1,3),(1,1,1))")),
+            (&[7], Some("(vector,(7,1,1))")),
+            (&[], None),
+        ];
+        for (nodes, want) in rows {
+            let got = vector_of(nodes.iter().map(|&n| Some(n)), usize::MAX);
+            assert_eq!(got.as_deref(), *want, "{nodes:?}");
+            if let Some(text) = got {
+                let mapping = Mapping::parse(text.as_bytes()).unwrap();
+                for (rank, &node) in nodes.iter().enumerate() {
+                    let size = nodes.len() as u32;
+                    assert_eq!(mapping.node_of(rank as u32, size), Some(node), "{text}");
+                }
+            }
+        }
+        assert_eq!(vector_of([Some(0), None, Some(1)], usize::MAX), None);
+        assert_eq!(vector_of([Some(0), Some(1)], 10), None);
+    }
 }
