@@ -1,6 +1,7 @@
 /* The MPI_Init pattern: every rank puts two "business cards", commits, enters the
  * barrier, reads every rank's cards and checks them, and prints what it learned.
- * Used by `make demo` and by the tests at several sizes and layouts. */
+ * Used by `make demo` and by the tests at several sizes and layouts.
+ * Options: -q (print nothing), -no-commit (skip PMI_KVS_Commit before the barrier). */
 #include <pmi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,11 @@
 int main(int argc, char **argv)
 {
     int spawned, rank, size, namelen, keylen, vallen, nclique;
-    int quiet = argc > 1 && strcmp(argv[1], "-q") == 0;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        quiet |= strcmp(argv[i], "-q") == 0;
+        bc_skip_commit |= strcmp(argv[i], "-no-commit") == 0;
+    }
 
     REQUIRE_RC(PMI_Init(&spawned), PMI_SUCCESS);
     REQUIRE_RC(PMI_Get_rank(&rank), PMI_SUCCESS);

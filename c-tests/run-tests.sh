@@ -23,6 +23,7 @@ for nodes in "${layouts[@]}"; do
     launcher "$K" 4 "$nodes"
     run_expected "info-n4$s" info 0 -- "${L[@]}" "$b/info" 4 "$EXPECT_APPNUM" "$(expect_universe 4)" $EXPECT_MAXES
     run_expected "exchange-n4$s" exchange 0 -- "${L[@]}" "$b/exchange" -q
+    run_expected "exchange-without-commit-n4$s" exchange 0 -- "${L[@]}" "$b/exchange" -q -no-commit
     run_expected "barrier-100-n4$s" barrier 0 -- "${L[@]}" "$b/barrier" 100
     run_expected "clique-n4$s" clique 0 -- "${L[@]}" "$b/clique"
     launcher "$K" 2 "$nodes"
@@ -48,7 +49,9 @@ run_expected exchange-n1 exchange 0 -- "${L[@]}" "$b/exchange" -q
 # or PMIx call.
 launcher "$K" 2
 if check_backend_is pmix; then
-    said=(--expect log "PMI_Init: backend pmix: no PMI_FD or PMI_PORT, and PMIX_"
+    # (PMIX_RANK labels the lines before PMIx_Init says the rank; in PMI_PORT mode the
+    # first lines cannot know it.)
+    said=(--absent log "libpmi[?]" --expect log "PMI_Init: backend pmix: no PMI_FD or PMI_PORT, and PMIX_"
           --expect log "PMI_Init: loaded " --expect log "PMIx_Get(rank wildcard, \"pmix.job.size\")"
           --expect log "PMIx_Fence(collect data): SUCCESS" --expect log "PMIx_Finalize: SUCCESS")
 else
@@ -56,8 +59,16 @@ else
           --expect log "C: cmd=finalize")
 fi
 run trace-on 0 --expect log "libpmi[1] " --expect log "PMI_Get_universe_size(0x" \
-    --expect log ") = PMI_SUCCESS" --absent log "libpmi[?]" "${said[@]}" -- \
+    --expect log ") = PMI_SUCCESS" "${said[@]}" -- \
     env PMI_DEBUG=1 "${L[@]}" "$b/info" 2 "$EXPECT_APPNUM" "$(expect_universe 2)" $EXPECT_MAXES
+
+# PMIx backend: preput pairs inherited from some other job's parent are not taken.
+if check_backend_is pmix; then
+    launcher "$K" 2
+    run pmix-inherited-preput-ignored 0 --count 2 "ignoring the preput pairs of parent" -- \
+        env PMI_DEBUG=1 PMI_PMIX_PARENT=another-job@1 PMI_PMIX_PREPUT_NUM=1 \
+        PMI_PMIX_PREPUT_KEY_0=card-0-0 PMI_PMIX_PREPUT_VAL_0=stale "${L[@]}" "$b/exchange" -q
+fi
 
 if [ "$K" != hydra4 ]; then
     summary "c-tests ($K)"
@@ -129,6 +140,9 @@ run singleton-refused-srun-env 2 --expect log "SLURM_STEP_NUM_TASKS=\"2\" says S
 # line saying what it tried (never rank 0 of 1).
 run pmix-env-without-server 2 --expect log "PMIX_RANK=\"1\" names a PMIx server, but PMIx_Init (" \
     --expect log "failed: UNREACHABLE" -- env PMIX_RANK=1 "$b/exchange" -q
+run pmix-library-missing-one-task 0 --expect log "a launcher says this job has one process: singleton mode" \
+    --expect log "rank 0 of 1" -- env PMIX_RANK=0 SLURM_STEP_NUM_TASKS=1 \
+    PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange"
 run pmix-library-missing 2 --expect log "no PMIx client library could be loaded: tried /nonexistent/libpmix.so.2 (" \
     -- env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange" -q
 run singleton-in-allocation 0 -- env SLURM_JOB_ID=7 SLURM_NTASKS=4 "$b/exchange" -q

@@ -24,6 +24,8 @@ if [ -n "${SLURM_CONF:-}" ]; then
     run "srun --mpi=pmix -n 2, no PMIx client library" nonzero --count 2 "$nolib" \
         --absent log "$ran" --show log "$nolib" -- \
         env PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 srun --mpi=pmix -n 2 "$b/exchange"
+    run "srun --mpi=pmix -n 1, no PMIx client library (one task)" 0 --show log "rank 0 of 1" -- \
+        env PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 srun --mpi=pmix -n 1 "$b/exchange"
     run "srun --mpi=none -n 1 (one task)" 0 --show log "rank 0 of 1" -- \
         srun --mpi=none -n 1 "$b/exchange"
     run "salloc -n 2, the program run by hand" 0 --show log "rank 0 of 1" -- \

@@ -49,10 +49,14 @@ pub struct PmixEnv {
     /// Install prefixes the launcher gave (`PMIX_PREFIX`, `OPAL_PREFIX`), where an
     /// Open MPI keeps its own copy.
     pub prefixes: Vec<OsString>,
-    /// `PMI_SPAWNED` as the parent's `PMI_Spawn_multiple` sets it for its children.
-    pub spawned: bool,
+    /// `PMI_PMIX_PARENT`: the namespace of the parent whose `PMI_Spawn_multiple` wrote
+    /// `preput` into the environment (trusted only when PMIx names that parent).
+    pub parent: Option<Vec<u8>>,
     /// The preput pairs a parent passed to `PMI_Spawn_multiple`.
     pub preput: Vec<(Vec<u8>, Vec<u8>)>,
+    /// A launcher's variable says this job has one process (`srun -n 1`): without a
+    /// PMIx client library it may still run as a singleton.
+    pub single_process: bool,
 }
 
 /// The variables a PMIx server sets for the processes it starts (OpenPMIx's client
@@ -68,8 +72,10 @@ pub const PMIX_MARKERS: &[&str] = &[
 ];
 
 /// How a parent on the PMIx backend hands its preput pairs to the children it spawns
-/// (PMIx has no such thing): `PMI_PMIX_PREPUT_NUM=n` and `PMI_PMIX_PREPUT_KEY_<i>`,
-/// `PMI_PMIX_PREPUT_VAL_<i>` for i < n, in the children's environment.
+/// (PMIx has no such thing): `PMI_PMIX_PARENT=<its namespace>`, `PMI_PMIX_PREPUT_NUM=n`
+/// and `PMI_PMIX_PREPUT_KEY_<i>`, `PMI_PMIX_PREPUT_VAL_<i>` for i < n, in the children's
+/// environment.
+pub const PARENT: &str = "PMI_PMIX_PARENT";
 pub const PREPUT_NUM: &str = "PMI_PMIX_PREPUT_NUM";
 pub const PREPUT_KEY: &str = "PMI_PMIX_PREPUT_KEY_";
 pub const PREPUT_VAL: &str = "PMI_PMIX_PREPUT_VAL_";
@@ -145,9 +151,20 @@ fn pmix_env(
             .iter()
             .filter_map(|&name| lookup(name).filter(|v| !v.is_empty()))
             .collect(),
-        spawned: spawned(lookup)?,
+        parent: lookup(PARENT).map(|v| v.into_encoded_bytes()),
         preput,
+        single_process: says_single_process(lookup),
     })
+}
+
+/// Whether a launcher's variable says the job has exactly one process, and none says
+/// more.
+fn says_single_process(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
+    let sizes: Vec<OsString> = LAUNCHERS
+        .iter()
+        .filter_map(|who| who.size.and_then(lookup))
+        .collect();
+    !sizes.is_empty() && sizes.iter().all(|size| size == "1")
 }
 
 /// A launcher that can start this process without giving it a PMI-1 connection, and the
@@ -674,7 +691,7 @@ mod tests {
             ("PMIX_RANK", "1"),
             ("PMIX_PREFIX", "/opt/ompi"),
             ("PMI_PMIX_LIBRARY", "/x/libpmix.so.2"),
-            ("PMI_SPAWNED", "1"),
+            ("PMI_PMIX_PARENT", "prterun-x@1"),
             ("PMI_PMIX_PREPUT_NUM", "2"),
             ("PMI_PMIX_PREPUT_KEY_0", "k0"),
             ("PMI_PMIX_PREPUT_VAL_0", "v=0"),
@@ -687,7 +704,8 @@ mod tests {
         assert_eq!(found.why, "PMIX_RANK=\"1\" names a PMIx server");
         assert_eq!(found.library, Some(OsString::from("/x/libpmix.so.2")));
         assert_eq!(found.prefixes, vec![OsString::from("/opt/ompi")]);
-        assert!(found.spawned);
+        assert_eq!(found.parent, Some(b"prterun-x@1".to_vec()));
+        assert!(!found.single_process);
         assert_eq!(
             found.preput,
             vec![
@@ -705,6 +723,10 @@ mod tests {
             ("PMI_RANK", "0"),
         ]);
         assert!(matches!(launch(&fd), Ok(Launch::Fd(_))));
+        let one = lookup_from(&[("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "1")]);
+        assert!(matches!(launch(&one), Ok(Launch::Pmix(f)) if f.single_process));
+        let two = lookup_from(&[("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "2")]);
+        assert!(matches!(launch(&two), Ok(Launch::Pmix(f)) if !f.single_process));
         let single = lookup_from(&[("PMIX_RANK", "3"), ("PMI_SINGLETON", "1")]);
         assert_eq!(launch(&single), Ok(Launch::Singleton));
     }

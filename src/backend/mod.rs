@@ -102,9 +102,29 @@ pub fn start(launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dyn Backend>
                 "PMI_Init: backend pmix: no PMI_FD or PMI_PORT, and {}",
                 found.why
             ));
-            let pmix = pmix::Pmix::start(&found, timeout)?;
-            trace::set_rank(i64::from(pmix.identity().rank));
-            Box::new(pmix)
+            match pmix::load(&found) {
+                Ok(lib) => {
+                    let pmix = pmix::Pmix::start(lib, &found, timeout)?;
+                    trace::set_rank(i64::from(pmix.identity().rank));
+                    Box::new(pmix)
+                }
+                // A launcher says this is the job's one process: a singleton is no lie.
+                Err(tried) if found.single_process => {
+                    trace::warn(format_args!(
+                        "PMI_Init: {}, but no PMIx client library could be loaded (tried \
+                         {tried}); a launcher says this job has one process: singleton mode",
+                        found.why
+                    ));
+                    Box::new(local::Local::new())
+                }
+                Err(tried) => {
+                    return Err(trace::fatal(format_args!(
+                        "PMI_Init: {}, but no PMIx client library could be loaded: tried \
+                         {tried}; set PMI_PMIX_LIBRARY to the path of libpmix.so.2",
+                        found.why
+                    )))
+                }
+            }
         }
         Launch::Singleton => {
             trace::set_rank(0);

@@ -10,7 +10,7 @@
 //! | `PMI_process_mapping` | `PMIX_ANL_MAP`, else built from each rank's `PMIX_NODEID` |
 //! | clique | `PMIX_LOCAL_PEERS` |
 //! | publish / lookup / unpublish | `PMIx_Publish` / `PMIx_Lookup` / `PMIx_Unpublish` |
-//! | spawn | `PMIx_Spawn`; preput pairs and `PMI_SPAWNED` in the children's environment |
+//! | spawn | `PMIx_Spawn`; the preput pairs in the children's environment |
 //! | abort / finalize | `PMIx_Abort` / `PMIx_Finalize` |
 #![forbid(unsafe_code)]
 
@@ -19,7 +19,7 @@ use std::ffi::{CStr, OsString};
 use crate::backend::pmix_sys::{self, Answer, AppSpec, Lib, Proc, RANK_UNDEF, RANK_WILDCARD};
 use crate::backend::Backend;
 use crate::client::{Identity, Maxes};
-use crate::env::{PmixEnv, PREPUT_KEY, PREPUT_NUM, PREPUT_VAL};
+use crate::env::{PmixEnv, PARENT, PREPUT_KEY, PREPUT_NUM, PREPUT_VAL};
 use crate::error::{PmiError, PmiResult};
 use crate::mapping;
 use crate::store::Store;
@@ -46,6 +46,23 @@ pub struct Pmix {
     /// The preput pairs of the parent that spawned this process.
     preput: Store,
     timeout: Option<u32>,
+    /// Puts not yet committed: the barrier commits them (on the wire every put reaches
+    /// the server at once, so programs may skip `PMI_KVS_Commit`).
+    uncommitted: bool,
+}
+
+/// A service name is a PMIx key: at most `PMIX_MAX_KEYLEN` bytes.
+fn check_service(service: &[u8]) -> PmiResult<()> {
+    if service.len() < pmix_sys::KEY_LEN {
+        Ok(())
+    } else {
+        Err(PmiError::InvalidArg)
+    }
+}
+
+/// Load the PMIx client library; the error lists every file tried and why.
+pub fn load(found: &PmixEnv) -> Result<&'static Lib, String> {
+    pmix_sys::load(&candidates(found))
 }
 
 /// Where to look for the PMIx client library, in order: `PMI_PMIX_LIBRARY` alone when
@@ -71,16 +88,10 @@ pub fn candidates(found: &PmixEnv) -> Vec<OsString> {
 }
 
 impl Pmix {
-    /// Load the PMIx client library, `PMIx_Init`, and read the job's size and whether
-    /// this process was spawned. Every failure is one line on stderr and `PMI_FAIL`.
-    pub fn start(found: &PmixEnv, timeout: Option<u32>) -> PmiResult<Pmix> {
-        let lib = pmix_sys::load(&candidates(found)).map_err(|tried| {
-            trace::fatal(format_args!(
-                "PMI_Init: {}, but no PMIx client library could be loaded: tried {tried}; \
-                 set PMI_PMIX_LIBRARY to the path of libpmix.so.2",
-                found.why
-            ))
-        })?;
+    /// `PMIx_Init` with the loaded library, then read the job's size and whether this
+    /// process was spawned. Every failure is one line on stderr and `PMI_FAIL`; one after
+    /// `PMIx_Init` finalizes it again.
+    pub fn start(lib: &'static Lib, found: &PmixEnv, timeout: Option<u32>) -> PmiResult<Pmix> {
         trace::line(format_args!(
             "PMI_Init: loaded {} ({})",
             lib.path,
@@ -110,8 +121,25 @@ impl Pmix {
             value: Vec::new(),
             preput: Store::default(),
             timeout,
+            uncommitted: false,
         };
-        let size = match pmix.job_number(b"pmix.job.size") {
+        match pmix.identify(found) {
+            Ok(id) => {
+                pmix.id = id;
+                Ok(pmix)
+            }
+            Err(e) => {
+                lib.finalize();
+                Err(e)
+            }
+        }
+    }
+
+    /// Size and rank from PMIx; spawned when PMIx says so; the preput pairs from the
+    /// environment only when PMIx names as this process's parent the namespace that wrote
+    /// them (a grandchild started by a new launcher inherits them, and must not be fooled).
+    fn identify(&mut self, found: &PmixEnv) -> PmiResult<Identity> {
+        let size = match self.job_number(b"pmix.job.size") {
             Some(n) if n >= 1 && n <= i64::from(i32::MAX) => n as i32,
             other => {
                 return Err(trace::fatal(format_args!(
@@ -119,24 +147,40 @@ impl Pmix {
                 )))
             }
         };
-        let rank = i32::try_from(me.rank())
+        let rank = i32::try_from(self.me.rank())
             .ok()
             .filter(|&r| r < size)
             .ok_or_else(|| {
                 trace::fatal(format_args!(
                     "PMI_Init: PMIx rank {} is not below the job size {size}",
-                    me.rank()
+                    self.me.rank()
                 ))
             })?;
-        for (key, value) in &found.preput {
-            pmix.preput.insert(key, value);
+        let parent = match self.fetch(&self.me, b"pmix.parent") {
+            Ok(Answer::Proc(nspace, _)) => Some(nspace),
+            _ => None,
+        };
+        let said_spawned = matches!(
+            self.fetch(&self.wildcard(), b"pmix.spawned"),
+            Ok(Answer::Number(n)) if n != 0
+        );
+        if parent.is_some() && parent == found.parent {
+            for (key, value) in &found.preput {
+                self.preput.insert(key, value);
+            }
+        } else if found.parent.is_some() {
+            trace::line(format_args!(
+                "PMI_Init: ignoring the preput pairs of parent \"{}\" in the environment: \
+                 PMIx names {:?} as this process's parent",
+                found.parent.as_deref().unwrap_or_default().escape_ascii(),
+                parent.as_deref().map(|p| p.escape_ascii().to_string())
+            ));
         }
-        pmix.id = Identity {
+        Ok(Identity {
             rank,
             size,
-            spawned: pmix.spawned(found.spawned),
-        };
-        Ok(pmix)
+            spawned: said_spawned || parent.is_some(),
+        })
     }
 
     fn wildcard(&self) -> Proc {
@@ -171,17 +215,6 @@ impl Pmix {
             Ok(Answer::Number(n)) => Some(n),
             _ => None,
         }
-    }
-
-    /// PMIx says so (`PMIX_SPAWNED`, or a `PMIX_PARENT_ID`), or the parent's
-    /// `PMI_Spawn_multiple` put `PMI_SPAWNED=1` in the environment.
-    fn spawned(&self, from_env: bool) -> bool {
-        let wild = self.wildcard();
-        match self.fetch(&wild, b"pmix.spawned") {
-            Ok(Answer::Number(n)) if n != 0 => return true,
-            _ => {}
-        }
-        matches!(self.fetch(&self.me, b"pmix.parent"), Ok(Answer::Proc)) || from_env
     }
 
     /// A failed PMIx call: traced with PMIx's words, `PMI_FAIL`.
@@ -260,15 +293,23 @@ impl Backend for Pmix {
 
     fn put(&mut self, _kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
         let rc = self.lib.put(key, value);
-        self.check(&format!("PMIx_Put(global, \"{}\")", key.escape_ascii()), rc)
+        self.check(&format!("PMIx_Put(global, \"{}\")", key.escape_ascii()), rc)?;
+        self.uncommitted = true;
+        Ok(())
     }
 
     fn commit(&mut self) -> PmiResult<()> {
         let rc = self.lib.commit();
-        self.check("PMIx_Commit", rc)
+        self.check("PMIx_Commit", rc)?;
+        self.uncommitted = false;
+        Ok(())
     }
 
+    /// `PMIx_Fence` collecting data, after committing puts the program did not commit.
     fn barrier(&mut self) -> PmiResult<()> {
+        if self.uncommitted {
+            self.commit()?;
+        }
         let rc = self.lib.fence(self.timeout);
         self.check("PMIx_Fence(collect data)", rc)
     }
@@ -332,11 +373,13 @@ impl Backend for Pmix {
     }
 
     fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()> {
+        check_service(service)?;
         let rc = self.lib.publish(service, port);
         self.check(&format!("PMIx_Publish(\"{}\")", service.escape_ascii()), rc)
     }
 
     fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
+        check_service(service)?;
         let rc = self.lib.unpublish(service);
         self.check(
             &format!("PMIx_Unpublish(\"{}\")", service.escape_ascii()),
@@ -345,6 +388,7 @@ impl Backend for Pmix {
     }
 
     fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
+        check_service(service)?;
         match self.lib.lookup(service) {
             Ok(Answer::Text(port)) => {
                 trace::line(format_args!(
@@ -373,13 +417,14 @@ impl Backend for Pmix {
         preput: &[(&[u8], &[u8])],
         errors: &mut [i32],
     ) -> PmiResult<()> {
-        let mut env = vec![b"PMI_SPAWNED=1".to_vec()];
-        if !preput.is_empty() {
-            env.push(format!("{PREPUT_NUM}={}", preput.len()).into_bytes());
-            for (i, (key, value)) in preput.iter().enumerate() {
-                env.push([format!("{PREPUT_KEY}{i}=").as_bytes(), key].concat());
-                env.push([format!("{PREPUT_VAL}{i}=").as_bytes(), value].concat());
-            }
+        // Written whole even without pairs: the children must not read a grandparent's.
+        let mut env = vec![
+            [format!("{PARENT}=").as_bytes(), self.me.nspace()].concat(),
+            format!("{PREPUT_NUM}={}", preput.len()).into_bytes(),
+        ];
+        for (i, (key, value)) in preput.iter().enumerate() {
+            env.push([format!("{PREPUT_KEY}{i}=").as_bytes(), key].concat());
+            env.push([format!("{PREPUT_VAL}{i}=").as_bytes(), value].concat());
         }
         let mut apps = Vec::with_capacity(commands.len());
         for cmd in commands {

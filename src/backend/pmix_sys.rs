@@ -92,6 +92,17 @@ pub fn abi_layout() -> Vec<(&'static str, usize)> {
         ("PMIX_UINT32", usize::from(UINT32)),
         ("PMIX_PROC_RANK", usize::from(PROC_RANK)),
         ("PMIX_PROC", usize::from(PROC)),
+        ("PMIX_SIZE", usize::from(SIZE)),
+        ("PMIX_PID", usize::from(PID)),
+        ("PMIX_INT8", usize::from(INT8)),
+        ("PMIX_INT16", usize::from(INT16)),
+        ("PMIX_INT32", usize::from(INT32)),
+        ("PMIX_INT64", usize::from(INT64)),
+        ("PMIX_UINT", usize::from(UINT)),
+        ("PMIX_UINT8", usize::from(UINT8)),
+        ("PMIX_UINT16", usize::from(UINT16)),
+        ("PMIX_UINT64", usize::from(UINT64)),
+        ("-PMIX_ERR_BAD_PARAM", (-ERR_BAD_PARAM) as usize),
         ("PMIX_SUCCESS", SUCCESS as usize),
         ("-PMIX_ERR_NOT_FOUND", (-ERR_NOT_FOUND) as usize),
     ]
@@ -224,6 +235,10 @@ fn open(path: &OsStr) -> Result<Lib, String> {
             // SAFETY: `handle` is a live handle and the name is NUL-terminated.
             let sym = unsafe { libc::dlsym(handle, concat!($name, "\0").as_ptr().cast()) };
             if sym.is_null() {
+                // Not this one (an older PMIx): unloaded, so that the next candidate's
+                // plugins do not bind to it.
+                // SAFETY: nothing from this handle is kept.
+                unsafe { libc::dlclose(handle) };
                 return Err(format!("no {}", $name));
             }
             // SAFETY: the symbol is the function `pmix.h` declares under this name, whose
@@ -396,8 +411,8 @@ impl Drop for Returned<'_> {
 pub enum Answer {
     Text(Vec<u8>),
     Number(i64),
-    /// A process id: someone is there (`PMIX_PARENT_ID`).
-    Proc,
+    /// A process id (`PMIX_PARENT_ID`): its namespace and rank.
+    Proc(Vec<u8>, u32),
     /// Another type, by its code.
     Other(u16),
 }
@@ -505,7 +520,16 @@ impl Lib {
             return Ok(Answer::Text(text));
         }
         if kind == PROC {
-            return Ok(Answer::Proc);
+            // SAFETY: an all-zero pmix_proc_t is a valid destination.
+            let mut id: Proc = unsafe { std::mem::zeroed() };
+            let mut data: *mut c_void = (&raw mut id).cast();
+            let mut size = 0usize;
+            // SAFETY: for a process id PMIx copies one pmix_proc_t into `data`.
+            let rc = unsafe { (self.fns.value_unload)(value, &raw mut data, &raw mut size) };
+            if rc != SUCCESS {
+                return Err(rc);
+            }
+            return Ok(Answer::Proc(id.nspace().to_vec(), id.rank));
         }
         let Some((width, signed)) = scalar(kind) else {
             return Ok(Answer::Other(kind));
