@@ -79,11 +79,11 @@ launcher_expect() {
                 expect_universe() { echo "$1"; }
                 # Slurm 22.05's pmix plugin answers publish, lookup, unpublish and spawn
                 # with PMIX_ERR_NOT_SUPPORTED: the library returns PMI_FAIL.
-                DEVIATES[names]=name-service-unsupported
+                DEVIATES[names]=publish-unsupported
                 DEVIATES[spawn]=spawn-unsupported
                 # MPICH's MPI_Comm_spawn and MPI_Publish_name fail on it and abort.
                 LAUNCHER_DEV[mpi-spawn]='spawn-unsupported|2|PMI_Spawn_multiple returned -1'
-                LAUNCHER_DEV[mpi-names]='name-service-unsupported|2|MPID_NS_Publish'
+                LAUNCHER_DEV[mpi-names]='publish-unsupported|2|MPID_NS_Publish'
                 CONFORMANCE_ENV=(env CONFORMANCE_SKIP=spawn)
             else
                 # PRRTE's universe is the slots it found (the cores: 2 here), whatever -n

