@@ -22,20 +22,32 @@ BUILD    := build
 LIB      := $(BUILD)/lib
 TBIN     := $(BUILD)/c-tests
 SO       := target/release/libpmi.so
+SO2      := target/release/libpmi2.so
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
             fork stalefd sigsafe
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS))
 RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
+RUST_SRC2 := $(RUST_SRC) $(shell find pmi2/src -name '*.rs') pmi2/Cargo.toml pmi2/build.rs
 
 .PHONY: all lib demo check test-rust lint check-symbols check-header header abi-check \
         c-tests test-c asan memcheck check-install install uninstall deps deps-hydra clean
 
 all: lib
 
-lib: $(LIB)/libpmi.so.0
+lib: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 
 $(SO): $(RUST_SRC)
 	$(CARGO) build --release
+
+# libpmi2.so.0: the pmi2/ crate over the same core, built apart (the core without the
+# PMI-1 exports).
+$(SO2): $(RUST_SRC2)
+	$(CARGO) build --release -p pmi2
+
+$(LIB)/libpmi2.so.0: $(SO2)
+	mkdir -p $(LIB)
+	cp $(SO2) $@
+	ln -sf libpmi2.so.0 $(LIB)/libpmi2.so
 
 # The library as the tests load it: libpmi.so.0 (the soname) and the libpmi.so link.
 $(LIB)/libpmi.so.0: $(SO)
@@ -44,7 +56,7 @@ $(LIB)/libpmi.so.0: $(SO)
 	ln -sf libpmi.so.0 $(LIB)/libpmi.so
 
 deps:
-	scripts/ensure-deps.sh hydra slurm-header cbindgen pkg-config valgrind mandoc pmix pmix-dev
+	scripts/ensure-deps.sh hydra slurm-header slurm-header2 cbindgen pkg-config valgrind mandoc pmix pmix-dev
 
 deps-hydra:
 	scripts/ensure-deps.sh hydra
@@ -80,16 +92,20 @@ check: deps test-rust lint check-symbols check-header abi-check test-c asan memc
 
 test-rust:
 	$(CARGO) test --release
+	$(CARGO) test --release -p pmi2
 
 lint:
-	$(CARGO) fmt --check
+	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --all-targets -- -D warnings
+	$(CARGO) clippy --release -p pmi2 --all-targets -- -D warnings
 
 # Exactly the 33 RFC 13 functions, and the soname libpmi.so.0.
-check-symbols: $(LIB)/libpmi.so.0
+check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	nm -D --defined-only $(LIB)/libpmi.so.0 | awk '{print $$3}' | sort | diff -u symbols.txt -
 	readelf -d $(LIB)/libpmi.so.0 | grep -q 'SONAME.*\[libpmi.so.0\]'
-	@echo "check-symbols: 33 exports and SONAME libpmi.so.0"
+	nm -D --defined-only $(LIB)/libpmi2.so.0 | awk '{print $$3}' | sort | diff -u symbols2.txt -
+	readelf -d $(LIB)/libpmi2.so.0 | grep -q 'SONAME.*\[libpmi2.so.0\]'
+	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0"
 
 header:
 	scripts/ensure-deps.sh cbindgen
@@ -113,7 +129,11 @@ abi-check:
 	fi
 	$(CXX) -std=c++17 $(CWARN) -pedantic -Iinclude -c c-tests/cxx_check.cpp -o $(BUILD)/cxx_check.o
 	nm $(BUILD)/cxx_check.o | grep -q ' U PMI_Init$$'
-	@echo "abi-check: reference prototypes match; C++ sees C linkage"
+	$(CC) -std=c99 $(CWARN) -pedantic -Iinclude -c c-tests/abi_check2.c -o $(BUILD)/abi2_ours.o
+	$(CC) -std=c99 $(CWARN) -pedantic -I/usr/include/slurm -c c-tests/abi_check2.c -o $(BUILD)/abi2_slurm.o
+	$(CXX) -std=c++17 $(CWARN) -pedantic -Iinclude -c c-tests/cxx_check2.cpp -o $(BUILD)/cxx_check2.o
+	nm $(BUILD)/cxx_check2.o | grep -q ' U PMI2_Init$$'
+	@echo "abi-check: reference prototypes match (pmi.h and pmi2.h); C++ sees C linkage"
 
 test-c: deps-hydra c-tests
 	MPIEXEC=$(MPIEXEC) c-tests/run-tests.sh $(TBIN) $(LIB)
@@ -142,10 +162,19 @@ install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    pkgconfig/pmi.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pmi.pc
+	install -m 0755 $(SO2) $(DESTDIR)$(LIBDIR)/libpmi2.so.0.0.0
+	ln -sf libpmi2.so.0.0.0 $(DESTDIR)$(LIBDIR)/libpmi2.so.0
+	ln -sf libpmi2.so.0 $(DESTDIR)$(LIBDIR)/libpmi2.so
+	install -m 0644 include/pmi2.h $(DESTDIR)$(INCLUDEDIR)/pmi2.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    pkgconfig/pmi2.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pmi2.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libpmi.so.0.0.0 $(DESTDIR)$(LIBDIR)/libpmi.so.0 \
-	      $(DESTDIR)$(LIBDIR)/libpmi.so $(DESTDIR)$(INCLUDEDIR)/pmi.h $(DESTDIR)$(PKGCONFIGDIR)/pmi.pc
+	      $(DESTDIR)$(LIBDIR)/libpmi.so $(DESTDIR)$(INCLUDEDIR)/pmi.h $(DESTDIR)$(PKGCONFIGDIR)/pmi.pc \
+	      $(DESTDIR)$(LIBDIR)/libpmi2.so.0.0.0 $(DESTDIR)$(LIBDIR)/libpmi2.so.0 \
+	      $(DESTDIR)$(LIBDIR)/libpmi2.so $(DESTDIR)$(INCLUDEDIR)/pmi2.h $(DESTDIR)$(PKGCONFIGDIR)/pmi2.pc
 
 clean:
 	$(CARGO) clean

@@ -395,15 +395,18 @@ int PMI_KVS_Iter_next(const char *kvsname, char *key, int key_len, char *val, in
  * Initialize the PMI library for this process. With `PMI_FD` (and `PMI_RANK`,
  * `PMI_SIZE`, `PMI_SPAWNED`): talk to the process manager on that socket (`init`, then
  * `get_maxes`: two round trips). Else with `PMI_PORT=host:port` and `PMI_ID`: connect
- * by TCP, `initack` (rank and size come from the server), then the same. Else singleton
- * mode: rank 0 of 1 with a process-local KVS — refused when `PMI_SIZE` or `PMI_RANK`
- * say the job is larger. On success `*spawned` is `PMI_TRUE` if this process was created by
+ * by TCP, `initack` (rank and size come from the server), then the same. Else, when a
+ * PMIx server is named (`PMIX_NAMESPACE`, `PMIX_RANK`, `PMIX_SERVER_URI*`): load the
+ * PMIx client library (`PMI_PMIX_LIBRARY`, else `libpmix.so.2` and its usual places)
+ * and `PMIx_Init`. Else singleton mode: rank 0 of 1 with a process-local KVS — refused
+ * when a launcher's variables say the job is larger. On success `*spawned` is `PMI_TRUE` if this process was created by
  * `PMI_Spawn_multiple`, else `PMI_FALSE`. Calling it again after success succeeds at
  * once without any traffic.
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `spawned` is NULL; `PMI_FAIL` if the
- * environment is nonsensical or asks for a refused singleton, the server refuses or does not speak PMI 1.1
- * or a later 1.x, or after `PMI_Finalize` (one line on stderr says why).
+ * environment is nonsensical or asks for a refused singleton, the server refuses or does
+ * not speak PMI 1.1 or a later 1.x, no PMIx client library loads or `PMIx_Init` fails,
+ * or after `PMI_Finalize` (one line on stderr says why).
  *
  * # Safety
  * `spawned` is NULL or points to a writable `int`.
@@ -432,8 +435,9 @@ int PMI_Finalize(void);
 
 /**
  * Abort the whole job: print `error_msg` (NULL allowed) on stderr, send
- * `cmd=abort exitcode=<exit_code>` without waiting for a reply, and exit this process
- * with `exit_code`. Never returns. Works before `PMI_Init` (then nothing is sent) and
+ * `cmd=abort exitcode=<exit_code>` without waiting for a reply (under PMIx:
+ * `PMIx_Abort`, which waits for the server to take it), and exit this process with
+ * `exit_code`. Never returns. Works before `PMI_Init` (then nothing is sent) and
  * while another thread is blocked in a PMI call.
  *
  * # Safety

@@ -2,18 +2,19 @@
 # Install what `make demo`, `make check` and `make compat` need and the machine lacks:
 # Debian's mpich (mpiexec.hydra), libpmi0-dev (the reference pmi.h and Slurm's
 # libpmi.so.0), Slurm and munge, libpmix2 (Slurm's --mpi=pmix), and the pinned cbindgen. Says exactly what to install when it cannot do it itself.
-# Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [cbindgen] [pkg-config] [valgrind] [mandoc]
+# Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [slurm-header2] [cbindgen] [pkg-config] [valgrind] [mandoc]
 #                                [slurm] [pmix] [pmix-dev] [unzip]
 set -eu
 CBINDGEN_VERSION=${CBINDGEN_VERSION:-0.29.0}
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(hydra slurm-header cbindgen pkg-config valgrind mandoc pmix pmix-dev)
+[ ${#want[@]} -gt 0 ] || want=(hydra slurm-header slurm-header2 cbindgen pkg-config valgrind mandoc pmix pmix-dev)
 
 packages=()
 for w in "${want[@]}"; do
     case $w in
         hydra) command -v mpiexec.hydra >/dev/null || packages+=(mpich) ;;
         slurm-header) [ -f /usr/include/slurm/pmi.h ] || packages+=(libpmi0-dev) ;;
+        slurm-header2) [ -f /usr/include/slurm/pmi2.h ] || packages+=(libpmi2-0-dev) ;;
         cbindgen) ;;
         pkg-config) command -v pkg-config >/dev/null || packages+=(pkgconf) ;;
         valgrind) command -v valgrind >/dev/null || packages+=(valgrind) ;;

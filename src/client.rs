@@ -6,7 +6,8 @@
 
 use crate::backend::local::Local;
 use crate::backend::wire::Wire;
-use crate::backend::Backend;
+use crate::backend::wire2::PMI2_MAXES;
+use crate::backend::{Api, Backend};
 use crate::conn::Conn;
 use crate::error::{PmiError, PmiResult};
 use crate::mapping::{Mapping, MappingError};
@@ -41,6 +42,8 @@ pub struct Identity {
 /// An initialized PMI client: the rules every backend shares, over one backend.
 pub struct Client {
     backend: Box<dyn Backend>,
+    /// Which API's rules apply (PMI-1's line-safe keys and values, or PMI-2's lengths).
+    api: Api,
     id: Identity,
     maxes: Maxes,
     kvsname: Option<Vec<u8>>,
@@ -58,11 +61,15 @@ pub struct Client {
 
 impl Client {
     /// A client over a started backend.
-    pub fn new(backend: Box<dyn Backend>) -> Client {
+    pub fn new(backend: Box<dyn Backend>, api: Api) -> Client {
         Client {
             id: backend.identity(),
-            maxes: backend.maxes(),
+            maxes: match api {
+                Api::Pmi1 => backend.maxes(),
+                Api::Pmi2 => PMI2_MAXES,
+            },
             backend,
+            api,
             kvsname: None,
             universe_size: None,
             appnum: None,
@@ -81,17 +88,14 @@ impl Client {
     /// As [`Client::init`], for a server that takes request lines of at most
     /// `request_max` bytes (see [`Wire::init_limited`]).
     pub fn init_limited(conn: Conn, id: Identity, request_max: usize) -> PmiResult<Client> {
-        Ok(Client::new(Box::new(Wire::init_limited(
-            conn,
-            id,
-            request_max,
-        )?)))
+        let wire = Wire::init_limited(conn, id, request_max)?;
+        Ok(Client::new(Box::new(wire), Api::Pmi1))
     }
 
     /// Singleton mode: rank 0 of 1, universe 1, appnum 0, clique `{0}`, a generated
     /// kvsname, and a process-local KVS with the same rules as the wire's.
     pub fn singleton() -> Client {
-        Client::new(Box::new(Local::new()))
+        Client::new(Box::new(Local::new()), Api::Pmi1)
     }
 
     /// Take the inherited connection as the library's own, now that `PMI_Init`
@@ -160,8 +164,8 @@ impl Client {
     /// fails.
     pub fn put(&mut self, kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
         self.check_kvsname(kvsname)?;
-        wire::check_key(key, self.maxes.key)?;
-        wire::check_value(value, self.maxes.value)?;
+        self.check_key(key)?;
+        self.check_value(value)?;
         if let Some(previous) = self.puts.get(key) {
             return if previous == value {
                 Ok(())
@@ -183,12 +187,17 @@ impl Client {
     /// Get. A key nobody put is `PMI_ERR_INVALID_KEY`; a key read once is answered
     /// from the cache afterwards.
     pub fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
+        self.get_hinted(kvsname, key, None)
+    }
+
+    /// Get, with PMI-2's hint of which rank put the key.
+    pub fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
         self.check_kvsname(kvsname)?;
-        wire::check_key(key, self.maxes.key)?;
+        self.check_key(key)?;
         if let Some(at) = self.gets.find(key) {
             return Ok(self.gets.value(at));
         }
-        let value = self.backend.get(kvsname, key)?;
+        let value = self.backend.get_hinted(kvsname, key, src)?;
         if value.contains(&0) {
             // A NUL would cut the caller's C string: refused, not cached.
             trace::line(format_args!(
@@ -211,7 +220,12 @@ impl Client {
     fn layout(&mut self) -> PmiResult<Option<&Mapping>> {
         if self.layout.is_none() {
             let name = self.kvsname()?.to_vec();
-            let parsed = match self.get(&name, MAPPING_KEY) {
+            // PMI-1 servers publish it as a KVS key, PMI-2 servers as a job attribute.
+            let text = match self.api {
+                Api::Pmi1 => self.get(&name, MAPPING_KEY).map(<[u8]>::to_vec),
+                Api::Pmi2 => self.job_attr(MAPPING_KEY)?.ok_or(PmiError::InvalidKey),
+            };
+            let parsed = match text.as_deref() {
                 Ok([]) => None,
                 Ok(text) => match Mapping::parse(text) {
                     Ok(mapping) => Some(mapping),
@@ -222,7 +236,7 @@ impl Client {
                 },
                 // Missing, or a key the server's limits cannot even hold: unknown.
                 Err(PmiError::InvalidKey | PmiError::InvalidKeyLength) => None,
-                Err(e) => return Err(e),
+                Err(e) => return Err(*e),
             };
             self.layout = Some(parsed);
         }
@@ -319,6 +333,72 @@ impl Client {
     ) -> PmiResult<()> {
         wire::check_spawn(commands, preput, self.maxes.key, self.maxes.value)?;
         self.backend.spawn(commands, preput, errors)
+    }
+}
+
+impl Client {
+    /// A key as this API allows it: PMI-1's wire rules (no space, `=` or control
+    /// character), or PMI-2's (anything but `;`); shorter than the key maximum.
+    fn check_key(&self, key: &[u8]) -> PmiResult<()> {
+        match self.api {
+            Api::Pmi1 => wire::check_key(key, self.maxes.key),
+            // The wire protocol doubles a ';', but MPICH's Hydra 4.0.2 and Slurm 22.05
+            // cut keys and values at their first ';' all the same (measured): refused.
+            Api::Pmi2 if key.is_empty() || key.contains(&b';') => Err(PmiError::InvalidKey),
+            Api::Pmi2 if key.len() >= self.maxes.key => Err(PmiError::InvalidKeyLength),
+            Api::Pmi2 => Ok(()),
+        }
+    }
+
+    /// A value as this API allows it (PMI-2: anything but `;`, an empty value too).
+    fn check_value(&self, value: &[u8]) -> PmiResult<()> {
+        match self.api {
+            Api::Pmi1 => wire::check_value(value, self.maxes.value),
+            Api::Pmi2 if value.contains(&b';') => Err(PmiError::InvalidVal),
+            Api::Pmi2 if value.len() >= self.maxes.value => Err(PmiError::InvalidValLength),
+            Api::Pmi2 => Ok(()),
+        }
+    }
+
+    /// PMI-2's fence: commit this process's puts, then wait for every process; their
+    /// puts are visible afterwards.
+    pub fn fence(&mut self) -> PmiResult<()> {
+        self.backend.commit()?;
+        self.backend.barrier()
+    }
+
+    /// A job attribute (`PMI_process_mapping` written out in full when it must repeat,
+    /// as for the KVS key); `None` when the server has none.
+    pub fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
+        self.check_key(name)?;
+        let value = self.backend.job_attr(name)?;
+        Ok(match value {
+            Some(v) if name == MAPPING_KEY => {
+                Some(spell_out_mapping(v, self.id.size, self.maxes.value))
+            }
+            other => other,
+        })
+    }
+
+    /// A node attribute; `None` when there is none (and `wait` is false).
+    pub fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        self.check_key(name)?;
+        self.backend.node_attr(name, wait)
+    }
+
+    pub fn put_node_attr(&mut self, name: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.check_key(name)?;
+        self.check_value(value)?;
+        self.backend.put_node_attr(name, value)
+    }
+
+    /// Slurm's ring exchange; a job of one process gets its own value back.
+    pub fn ring(&mut self, value: &[u8]) -> PmiResult<(i32, i32, Vec<u8>, Vec<u8>)> {
+        self.check_value(value)?;
+        if self.id.size == 1 {
+            return Ok((0, 1, value.to_vec(), value.to_vec()));
+        }
+        self.backend.ring(value)
     }
 }
 

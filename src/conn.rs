@@ -11,6 +11,7 @@ use memchr::memchr;
 use crate::error::{PmiError, PmiResult};
 use crate::trace;
 use crate::wire::{Reply, MAX_LINE};
+use crate::wire2::{self, Command};
 
 /// The read buffer's first size: every reply Hydra sends fits many times over.
 const INITIAL_BUFFER: usize = 4096;
@@ -167,32 +168,77 @@ impl Conn {
     /// Read until a whole line is buffered; return its range in `buf`, newline excluded.
     /// `expected` names the reply awaited, for the message when `PMI_TIMEOUT` runs out.
     fn recv_line(&mut self, expected: &[u8]) -> PmiResult<Range<usize>> {
+        self.recv_by(expected, MAX_LINE, |bytes| {
+            Ok(memchr(b'\n', bytes).map(|i| (0..i, i + 1)))
+        })
+    }
+
+    /// Send one PMI-2 frame and read one framed reply (six characters of length, then
+    /// the command), which must be `cmd=<expected>`; as [`Conn::call`] otherwise.
+    pub fn call_framed(&mut self, request: &[u8], expected: &[u8]) -> PmiResult<Command> {
+        self.send(request)?;
+        let range = self.recv_by(expected, wire2::MAX_COMMAND + wire2::LEN_DIGITS, |bytes| {
+            let Some(prefix) = bytes.get(..wire2::LEN_DIGITS) else {
+                return Ok(None);
+            };
+            let len = wire2::frame_len(prefix).ok_or("a PMI-2 frame without a length")?;
+            let end = wire2::LEN_DIGITS + len;
+            Ok((bytes.len() >= end).then_some((wire2::LEN_DIGITS..end, end)))
+        })?;
+        let text = &self.buf[range];
+        match Command::parse(text) {
+            Some(reply) if reply.cmd() == expected => Ok(reply),
+            _ => {
+                let got = text.escape_ascii().to_string();
+                Err(self.fail(format_args!(
+                    "protocol error: expected cmd={}, got \"{got}\"",
+                    expected.escape_ascii()
+                )))
+            }
+        }
+    }
+
+    /// Read until `frame` finds a whole message at the front of the unread bytes: it
+    /// returns `Ok(Some((message range, bytes consumed)))`, relative to the unread bytes,
+    /// `Ok(None)` to read more, or `Err(why)` for bytes that cannot start a message. The
+    /// buffer grows up to `cap` bytes. Returns the message's range in `buf`.
+    fn recv_by(
+        &mut self,
+        expected: &[u8],
+        cap: usize,
+        frame: impl Fn(&[u8]) -> Result<Option<(Range<usize>, usize)>, &'static str>,
+    ) -> PmiResult<Range<usize>> {
         if self.broken {
             return Err(PmiError::Fail);
         }
         loop {
-            if let Some(i) = memchr(b'\n', &self.buf[self.start..self.end]) {
-                let line = self.start..self.start + i;
-                self.start += i + 1;
-                if self.start == self.end {
-                    // Nothing left over: the next read starts at the front again. The
-                    // line's bytes stay in place until that read.
-                    self.start = 0;
-                    self.end = 0;
+            match frame(&self.buf[self.start..self.end]) {
+                Ok(Some((message, used))) => {
+                    let at = self.start;
+                    let message = at + message.start..at + message.end;
+                    trace::wire(trace::Dir::Server, &self.buf[at..at + used]);
+                    self.start += used;
+                    if self.start == self.end {
+                        // Nothing left over: the next read starts at the front again. The
+                        // message's bytes stay in place until that read.
+                        self.start = 0;
+                        self.end = 0;
+                    }
+                    return Ok(message);
                 }
-                trace::wire(trace::Dir::Server, &self.buf[line.start..line.end + 1]);
-                return Ok(line);
+                Ok(None) => {}
+                Err(why) => return Err(self.fail(format_args!("protocol error: {why}"))),
             }
             if self.end == self.buf.len() {
                 if self.start > 0 {
                     self.buf.copy_within(self.start..self.end, 0);
                     self.end -= self.start;
                     self.start = 0;
-                } else if self.buf.len() < MAX_LINE {
-                    self.buf.resize((self.buf.len() * 2).min(MAX_LINE), 0);
+                } else if self.buf.len() < cap {
+                    self.buf.resize((self.buf.len() * 2).min(cap), 0);
                 } else {
                     return Err(self.fail(format_args!(
-                        "protocol error: reply line longer than {MAX_LINE} bytes"
+                        "protocol error: reply longer than {cap} bytes"
                     )));
                 }
             }

@@ -15,6 +15,8 @@ pub struct JobEnv {
     pub spawned: bool,
     /// The longest request line, newline included, the server takes.
     pub request_max: usize,
+    /// `PMI_JOBID` (Slurm): PMI-2's `fullinit` passes it on.
+    pub jobid: Option<Vec<u8>>,
 }
 
 /// Slurm's PMI-1 server (`srun --mpi=pmi2`, which alone sets `PMI_JOBID`) reads each
@@ -352,7 +354,8 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
     if rank >= size {
         return Err(format!("PMI_RANK={rank} is not below PMI_SIZE={size}"));
     }
-    let request_max = if lookup("PMI_JOBID").is_some() {
+    let jobid = lookup("PMI_JOBID").map(|v| v.into_encoded_bytes());
+    let request_max = if jobid.is_some() {
         SLURM_REQUEST_MAX
     } else {
         wire::MAX_LINE
@@ -363,6 +366,7 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
         size,
         spawned: spawned(lookup)?,
         request_max,
+        jobid,
     })
 }
 
@@ -410,6 +414,7 @@ mod tests {
                 size: 4,
                 spawned: false,
                 request_max: wire::MAX_LINE,
+                jobid: None,
             })
         );
         let env = lookup_from(&[

@@ -12,6 +12,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+#[cfg(feature = "pmi1")]
 pub mod api;
 pub mod backend;
 pub mod client;
@@ -22,7 +23,9 @@ pub mod ffi;
 pub mod hash;
 pub mod mapping;
 pub mod options;
+pub mod session;
 pub mod state;
 pub mod store;
 pub mod trace;
 pub mod wire;
+pub mod wire2;

@@ -196,7 +196,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.cmd(), b"fullinit-response");
-        assert_eq!((r.rc(), r.int(b"size"), r.flag(b"debugged")), (Some(0), Some(4), Some(false)));
+        assert_eq!(
+            (r.rc(), r.int(b"size"), r.flag(b"debugged")),
+            (Some(0), Some(4), Some(false))
+        );
         let r = Command::parse(b"cmd=kvs-get-response;rc=0;found=TRUE;value=x;").unwrap();
         assert_eq!(r.flag(b"found"), Some(true));
     }

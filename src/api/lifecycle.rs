@@ -3,13 +3,9 @@
 use libc::{c_char, c_int};
 
 use crate::api::PMI_BOOL;
-use crate::backend::{self, pmix_abort, wire::abort_line};
-use crate::client::Client;
-use crate::conn::Conn;
-use crate::env;
-use crate::error::{PmiError, PmiResult, PMI_FALSE, PMI_TRUE};
-use crate::state::{self, Lifecycle};
-use crate::{ffi, trace};
+use crate::backend::{wire::abort_line, Api};
+use crate::error::{PMI_FALSE, PMI_TRUE};
+use crate::{ffi, session, trace};
 
 /// Initialize the PMI library for this process. With `PMI_FD` (and `PMI_RANK`,
 /// `PMI_SIZE`, `PMI_SPAWNED`): talk to the process manager on that socket (`init`, then
@@ -36,52 +32,11 @@ pub unsafe extern "C" fn PMI_Init(spawned: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(spawned) }?;
-            let flag = init()?;
-            out.set(if flag { PMI_TRUE } else { PMI_FALSE });
+            let id = session::init(Api::Pmi1, "PMI_Init")?;
+            out.set(if id.spawned { PMI_TRUE } else { PMI_FALSE });
             Ok(())
         },
     )
-}
-
-fn init() -> PmiResult<bool> {
-    // Before the lock: a fork by another thread while PMI_Init holds it must be seen.
-    watch_forks();
-    let mut state = state::lock()?;
-    match &*state {
-        Lifecycle::Ready(client) => return Ok(client.identity().spawned),
-        Lifecycle::Finalized => {
-            return Err(trace::fatal(format_args!(
-                "PMI_Init: called again after PMI_Finalize"
-            )))
-        }
-        Lifecycle::Uninit => {}
-    }
-    let lookup = |name: &str| std::env::var_os(name);
-    trace::set_enabled(env::debug_requested(&lookup));
-    let refuse = |why: String| trace::fatal(format_args!("PMI_Init: {why}"));
-    let timeout = env::timeout(&lookup).map_err(refuse)?;
-    let launch = env::launch(&lookup).map_err(refuse)?;
-    let client = Client::new(backend::start(launch, timeout)?);
-    let mut client = client;
-    client.adopt_connection().map_err(refuse)?;
-    let id = client.identity();
-    state::set_ready(id.rank, id.size, client.raw_fd());
-    *state = Lifecycle::Ready(Box::new(client));
-    Ok(id.spawned)
-}
-
-/// Have `state` told when this process forks: a child's PMI calls must not touch the
-/// parent's connection or wait for a lock the parent held at the fork.
-fn watch_forks() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    extern "C" fn in_child() {
-        state::mark_forked();
-    }
-    ONCE.call_once(|| {
-        // SAFETY: registers a child handler that only does an atomic store
-        // (async-signal-safe, as a handler run after fork in a threaded program must be).
-        unsafe { libc::pthread_atfork(None, None, Some(in_child)) };
-    });
 }
 
 /// Set `*initialized` to `PMI_TRUE` between a successful `PMI_Init` and `PMI_Finalize`,
@@ -99,7 +54,7 @@ pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(initialized) }?;
             // A forked child is not initialized: the connection is its parent's.
-            let ready = !state::forked() && matches!(&*state::lock()?, Lifecycle::Ready(_));
+            let ready = session::initialized()?;
             out.set(if ready { PMI_TRUE } else { PMI_FALSE });
             Ok(())
         },
@@ -113,28 +68,7 @@ pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
 /// did not acknowledge (the library is finalized all the same).
 #[unsafe(no_mangle)]
 pub extern "C" fn PMI_Finalize() -> c_int {
-    ffi::guard(
-        |f| f.write_str("PMI_Finalize()"),
-        || {
-            let mut state = state::lock()?;
-            match std::mem::replace(&mut *state, Lifecycle::Finalized) {
-                Lifecycle::Ready(mut client) => {
-                    state::clear_ready();
-                    // The abort fd stays until finalize_ack: PMI_Abort from another
-                    // thread meanwhile still reaches the server. It is cleared before
-                    // the connection is closed, so the number is never stale.
-                    let result = client.finalize();
-                    state::clear_abort_fd();
-                    drop(client);
-                    result
-                }
-                other => {
-                    *state = other;
-                    Err(PmiError::Init)
-                }
-            }
-        },
-    )
+    ffi::guard(|f| f.write_str("PMI_Finalize()"), session::finalize)
 }
 
 /// Abort the whole job: print `error_msg` (NULL allowed) on stderr, send
@@ -162,26 +96,7 @@ pub unsafe extern "C" fn PMI_Abort(exit_code: c_int, error_msg: *const c_char) -
 }
 
 fn abort(code: c_int, message: &[u8], raw_message: *const c_char) {
-    if !message.is_empty() {
-        trace::raw_line(message);
-    }
-    // In a forked child the connection is the parent's: nothing is sent.
-    if state::forked() {
-        return;
-    }
     let mut buf = [0u8; 64];
     let line = abort_line(&mut buf, code);
-    // The lock may be held by a thread blocked in a barrier: then use the fd directly.
-    let fd = match state::try_lock() {
-        Some(state) => match &*state {
-            Lifecycle::Ready(client) => client.raw_fd(),
-            _ => -1,
-        },
-        None => state::abort_fd(),
-    };
-    if fd >= 0 {
-        Conn::send_abort(fd, line);
-    } else {
-        pmix_abort(code, raw_message);
-    }
+    session::abort(code, message, raw_message, line);
 }

@@ -11,12 +11,15 @@ use crate::wire::SpawnCommand;
 
 pub struct Local {
     kvs: Store,
+    /// PMI-2's node attributes: this process is the node.
+    node: Store,
 }
 
 impl Local {
     pub fn new() -> Local {
         Local {
             kvs: Store::default(),
+            node: Store::default(),
         }
     }
 }
@@ -79,6 +82,20 @@ impl Backend for Local {
     /// Every key there is was put by this process.
     fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
         self.kvs.get(key).ok_or(PmiError::InvalidKey)
+    }
+
+    /// Nobody else could put it: waiting would never end.
+    fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        match self.node.get(name) {
+            Some(value) => Ok(Some(value.to_vec())),
+            None if wait => Err(no_manager("PMI2_Info_GetNodeAttr(wait)")),
+            None => Ok(None),
+        }
+    }
+
+    fn put_node_attr(&mut self, name: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.node.insert(name, value);
+        Ok(())
     }
 
     fn local_ranks(&mut self) -> PmiResult<Option<Vec<i32>>> {

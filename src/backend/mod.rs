@@ -1,7 +1,8 @@
 //! Where the PMI calls go: one small interface, three backends, chosen in one place.
 //!
 //! - [`wire::Wire`]: the PMI-1.1 wire protocol to a process manager on `PMI_FD` or
-//!   `PMI_PORT` (Hydra, Slurm's pmi2 plugin, Flux);
+//!   `PMI_PORT` (Hydra, Slurm's pmi2 plugin, Flux), for `libpmi.so.0`;
+//! - [`wire2::Wire2`]: the PMI-2 wire protocol on the same fd, for `libpmi2.so.0`;
 //! - [`pmix::Pmix`]: a PMIx server (Open MPI's `prterun`, `srun --mpi=pmix`) through the
 //!   PMIx client library, loaded at run time;
 //! - [`local::Local`]: no process manager at all, a true singleton.
@@ -14,6 +15,7 @@ pub mod local;
 pub mod pmix;
 mod pmix_sys;
 pub mod wire;
+pub mod wire2;
 
 pub use pmix_sys::{abi_layout, abort as pmix_abort};
 
@@ -65,6 +67,30 @@ pub trait Backend: Send {
     ) -> PmiResult<()>;
     /// Leave the job. The backend is dropped afterwards.
     fn finalize(&mut self) -> PmiResult<()>;
+    /// PMI-2: the value of `key` with a hint of which rank put it (the wire passes it on).
+    fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], _src: Option<i32>) -> PmiResult<&[u8]> {
+        self.get(kvsname, key)
+    }
+    /// PMI-2: a job attribute; `None` when there is none.
+    fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
+        Ok(match name {
+            b"universeSize" => Some(self.universe_size()?.to_string().into_bytes()),
+            _ => None,
+        })
+    }
+    /// PMI-2: a node attribute, waiting for it when `wait`; `None` when there is none.
+    fn node_attr(&mut self, _name: &[u8], _wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        Err(unsupported(self.name(), "PMI2_Info_GetNodeAttr"))
+    }
+    /// PMI-2: set a node attribute for the processes on this node.
+    fn put_node_attr(&mut self, _name: &[u8], _value: &[u8]) -> PmiResult<()> {
+        Err(unsupported(self.name(), "PMI2_Info_PutNodeAttr"))
+    }
+    /// Slurm's ring exchange: this process's position, the ring's size, and the values
+    /// of its left and right neighbours.
+    fn ring(&mut self, _value: &[u8]) -> PmiResult<(i32, i32, Vec<u8>, Vec<u8>)> {
+        Err(unsupported(self.name(), "PMIX_Ring"))
+    }
     /// The socket `PMI_Abort` writes to, -1 if none.
     fn abort_fd(&self) -> i32 {
         -1
@@ -75,26 +101,63 @@ pub trait Backend: Send {
     }
 }
 
+/// What a backend cannot do: one trace line, `PMI_FAIL`.
+pub fn unsupported(backend: &str, call: &str) -> crate::error::PmiError {
+    trace::line(format_args!(
+        "{call}: not supported by the {backend} backend"
+    ));
+    crate::error::PmiError::Fail
+}
+
+/// Which API a client serves: the backend for the PMI-1 wire or the PMI-2 wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    Pmi1,
+    Pmi2,
+}
+
+impl Api {
+    /// The wire backend's name, for the trace.
+    fn wire_name(self) -> &'static str {
+        match self {
+            Api::Pmi1 => "wire",
+            Api::Pmi2 => "wire2",
+        }
+    }
+}
+
 /// Start the backend the environment asks for: the one place the choice is made.
 /// `timeout` bounds each reply on the wire (`PMI_TIMEOUT`).
-pub fn start(launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dyn Backend>> {
+pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dyn Backend>> {
     let backend: Box<dyn Backend> = match launch {
         Launch::Fd(job) => {
             trace::set_rank(i64::from(job.rank));
             trace::line(format_args!(
-                "PMI_Init: backend wire: PMI_FD={} (rank {} of {})",
-                job.fd, job.rank, job.size
+                "PMI_Init: backend {}: PMI_FD={} (rank {} of {})",
+                api.wire_name(),
+                job.fd,
+                job.rank,
+                job.size
             ));
-            Box::new(wire::Wire::from_fd(&job, timeout)?)
+            match api {
+                Api::Pmi1 => Box::new(wire::Wire::from_fd(&job, timeout)?),
+                Api::Pmi2 => Box::new(wire2::Wire2::from_fd(&job, timeout)?),
+            }
         }
         Launch::Port(port) => {
             trace::line(format_args!(
-                "PMI_Init: backend wire: PMI_PORT={}:{} PMI_ID={}",
-                port.host, port.port, port.id
+                "PMI_Init: backend {}: PMI_PORT={}:{} PMI_ID={}",
+                api.wire_name(),
+                port.host,
+                port.port,
+                port.id
             ));
-            let wire = wire::Wire::from_port(&port, timeout)?;
-            trace::set_rank(i64::from(wire.identity().rank));
-            Box::new(wire)
+            let backend: Box<dyn Backend> = match api {
+                Api::Pmi1 => Box::new(wire::Wire::from_port(&port, timeout)?),
+                Api::Pmi2 => Box::new(wire2::Wire2::from_port(&port, timeout)?),
+            };
+            trace::set_rank(i64::from(backend.identity().rank));
+            backend
         }
         Launch::Pmix(found) => {
             trace::set_rank(found.rank_hint.map_or(-1, i64::from));

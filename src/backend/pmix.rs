@@ -340,6 +340,27 @@ impl Backend for Pmix {
         }
     }
 
+    /// PMI-2's job attributes: `PMI_process_mapping` as for the KVS key, `universeSize`.
+    fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
+        Ok(match name {
+            MAPPING_KEY => self.mapping(),
+            b"universeSize" => Some(self.universe_size()?.to_string().into_bytes()),
+            _ => None,
+        })
+    }
+
+    /// PMIx has no node-local attributes that other processes see without a fence:
+    /// nothing is found; waiting for one would never end, so that is `PMI_FAIL`.
+    fn node_attr(&mut self, _name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        if wait {
+            return Err(crate::backend::unsupported(
+                self.name(),
+                "PMI2_Info_GetNodeAttr(wait)",
+            ));
+        }
+        Ok(None)
+    }
+
     /// `PMIX_LOCAL_PEERS`: the ranks on this node, comma-separated.
     fn local_ranks(&mut self) -> PmiResult<Option<Vec<i32>>> {
         let Ok(Answer::Text(peers)) = self.fetch(&self.wildcard(), b"pmix.lpeers") else {
