@@ -25,7 +25,9 @@ SO       := target/release/libpmi.so
 SO2      := target/release/libpmi2.so
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
             fork stalefd sigsafe
-TEST_BINS := $(addprefix $(TBIN)/,$(TESTS))
+# The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
+TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names
+TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2))
 RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
 RUST_SRC2 := $(RUST_SRC) $(shell find pmi2/src -name '*.rs') pmi2/Cargo.toml pmi2/build.rs
 
@@ -60,6 +62,10 @@ deps:
 
 deps-hydra:
 	scripts/ensure-deps.sh hydra
+
+$(TBIN)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
+	mkdir -p $(TBIN)
+	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi2
 
 $(TBIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(TBIN)

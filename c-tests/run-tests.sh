@@ -62,6 +62,16 @@ run trace-on 0 --expect log "libpmi[1] " --expect log "PMI_Get_universe_size(0x"
     --expect log ") = PMI_SUCCESS" "${said[@]}" -- \
     env PMI_DEBUG=1 "${L[@]}" "$b/info" 2 "$EXPECT_APPNUM" "$(expect_universe 2)" $EXPECT_MAXES
 
+# --- libpmi2.so.0: the PMI-2 API under the same launcher ------------------------------------
+for nodes in "${layouts[@]}"; do
+    s=""; [ "$nodes" = 2 ] && s=-2nodes
+    launcher "$K" 4 "$nodes"
+    run_expected "pmi2-exchange-n4$s" pmi2-exchange 0 -- "${L[@]}" "$b/pmi2_exchange" "$(expect_universe 4)"
+    run_expected "pmi2-validation-n4$s" "pmi2-validation$s" 0 -- "${L[@]}" "$b/pmi2_validation"
+    run_expected "pmi2-names-n4$s" pmi2-names 0 -- "${L[@]}" "$b/pmi2_names"
+    run_expected "pmi2-ring-n4$s" pmi2-ring 0 -- "${L[@]}" "$b/pmi2_ring"
+done
+
 # PMIx backend: preput pairs inherited from some other job's parent are not taken.
 if check_backend_is pmix; then
     launcher "$K" 2

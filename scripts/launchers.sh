@@ -37,8 +37,15 @@ launcher_expect() {
     UNSUPPORTED=""
     declare -gA DEVIATES=() LAUNCHER_DEV=()
     expect_universe() { echo -1; }
+    # libpmi2.so.0: only Slurm's server has the ring (the library does not send it
+    # elsewhere: Hydra kills the job on an unknown command).
+    DEVIATES[pmi2-ring]=ring-unsupported
     case $1 in
-        hydra4 | hydra4-port | hydra5) ;;
+        hydra4 | hydra4-port) ;;
+        hydra5)
+            # PMI-2 across two nodes: a get of a key nobody put is never answered.
+            DEVIATES[pmi2-validation-2nodes]=get-missing-waits
+            ;;
         impi)
             EXPECT_MAXES="256 64 4096"
             # A preput value arrives cut at its first '=' (the arguments are intact), and
@@ -49,10 +56,17 @@ launcher_expect() {
             LAUNCHER_DEV[spawn]='spawn-without-preput-aborts|255|callback returned error status'
             # A second publish of a name is accepted and shadows the first.
             DEVIATES[names]=publish-overwrites
+            # Its proxy exits at a PMI-2 client's first line (Slurm's libpmi2.so.0 too):
+            # shown once, the other PMI-2 programs are not run.
+            LAUNCHER_DEV[pmi2-exchange]='pmi2-unsupported|141|exited abnormally'
+            UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-names pmi2-ring"
             ;;
         srun)
             EXPECT_APPNUM=-1
             expect_universe() { echo "$1"; }
+            unset 'DEVIATES[pmi2-ring]'
+            # PMI-2: an unknown job attribute is "found", with the node's network info.
+            DEVIATES[pmi2-exchange]=jobattr-unknown-found
             # Takes request lines of at most 1024 bytes though it announces vallen_max
             # 1024: the library refuses a put whose line would be longer (src/env.rs).
             DEVIATES[validation]=request-max-1024
@@ -80,6 +94,7 @@ launcher_expect() {
                 # Slurm 22.05's pmix plugin answers publish, lookup, unpublish and spawn
                 # with PMIX_ERR_NOT_SUPPORTED: the library returns PMI_FAIL.
                 DEVIATES[names]=publish-unsupported
+                DEVIATES[pmi2-names]=publish-unsupported
                 DEVIATES[spawn]=spawn-unsupported
                 # MPICH's MPI_Comm_spawn and MPI_Publish_name fail on it and abort.
                 LAUNCHER_DEV[mpi-spawn]='spawn-unsupported|2|PMI_Spawn_multiple returned -1'

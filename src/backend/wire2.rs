@@ -112,11 +112,28 @@ impl Wire2 {
         }
     }
 
-    /// A `found`/`value` reply: the value, or `None` when the server has none.
-    fn found_value(reply: &Command) -> Option<Vec<u8>> {
-        match reply.flag(b"found") {
-            Some(false) => None,
-            _ => reply.get(b"value").map(<[u8]>::to_vec),
+    /// A request whose reply says `found` (a key, an attribute, a name): the value, or
+    /// `None` when the server has none.
+    fn lookup(
+        &mut self,
+        call: &str,
+        cmd: &str,
+        fields: &[(&str, &[u8])],
+    ) -> PmiResult<Option<Vec<u8>>> {
+        wire2::encode(&mut self.request, cmd, fields)?;
+        let expected = format!("{cmd}-response");
+        let reply = self.conn.call_framed(&self.request, expected.as_bytes())?;
+        let value = reply.get(b"value").or_else(|| reply.get(b"port"));
+        match (reply.flag(b"found"), reply.rc(), value) {
+            (Some(false), _, _) => Ok(None),
+            (_, Some(0), Some(value)) => Ok(Some(value.to_vec())),
+            // MPICH 5.0.2's Hydra answers a missing key or attribute with `rc=1` alone
+            // (measured), as PMI-1 servers answer a missing key with a nonzero `rc`.
+            (None, Some(rc), None) if rc != 0 => {
+                trace::line(format_args!("{call}: not found (the server said rc={rc})"));
+                Ok(None)
+            }
+            _ => Err(refused(call, &reply)),
         }
     }
 }
@@ -193,12 +210,9 @@ impl Backend for Wire2 {
     /// `cmd=kvs-get;jobid=..;srcid=..;key=..;`; `found=FALSE` is `PMI_ERR_INVALID_KEY`.
     fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
         let src = src.unwrap_or(-1).to_string();
-        let reply = self.call(
-            "PMI2_KVS_Get",
-            "kvs-get",
-            &[("jobid", kvsname), ("srcid", src.as_bytes()), ("key", key)],
-        )?;
-        match Wire2::found_value(&reply) {
+        let fields: [(&str, &[u8]); 3] =
+            [("jobid", kvsname), ("srcid", src.as_bytes()), ("key", key)];
+        match self.lookup("PMI2_KVS_Get", "kvs-get", &fields)? {
             Some(value) => {
                 self.value = value;
                 Ok(&self.value)
@@ -209,19 +223,17 @@ impl Backend for Wire2 {
 
     /// `cmd=info-getjobattr`.
     fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
-        let reply = self.call("PMI2_Info_GetJobAttr", "info-getjobattr", &[("key", name)])?;
-        Ok(Wire2::found_value(&reply))
+        self.lookup("PMI2_Info_GetJobAttr", "info-getjobattr", &[("key", name)])
     }
 
     /// `cmd=info-getnodeattr;key=..;wait=TRUE|FALSE;`.
     fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
         let wait: &[u8] = if wait { b"TRUE" } else { b"FALSE" };
-        let reply = self.call(
+        self.lookup(
             "PMI2_Info_GetNodeAttr",
             "info-getnodeattr",
             &[("key", name), ("wait", wait)],
-        )?;
-        Ok(Wire2::found_value(&reply))
+        )
     }
 
     /// `cmd=info-putnodeattr`.
@@ -281,19 +293,22 @@ impl Backend for Wire2 {
         .map(drop)
     }
 
-    /// `cmd=name-lookup;name=..;infokeycount=0;`: the port in `value`.
+    /// `cmd=name-lookup;name=..;infokeycount=0;`: the port in `value` (the wiki) or
+    /// `port` (Hydra 4.0.2); nothing published under the name is `PMI_FAIL`.
     fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
-        let reply = self.call(
-            "PMI2_Nameserv_lookup",
-            "name-lookup",
-            &[("name", service), ("infokeycount", b"0")],
-        )?;
-        match Wire2::found_value(&reply) {
+        let fields: [(&str, &[u8]); 2] = [("name", service), ("infokeycount", b"0")];
+        match self.lookup("PMI2_Nameserv_lookup", "name-lookup", &fields)? {
             Some(port) => {
                 self.value = port;
                 Ok(&self.value)
             }
-            None => Err(refused("PMI2_Nameserv_lookup", &reply)),
+            None => {
+                trace::line(format_args!(
+                    "PMI2_Nameserv_lookup: nothing published as \"{}\"",
+                    service.escape_ascii()
+                ));
+                Err(PmiError::Fail)
+            }
         }
     }
 

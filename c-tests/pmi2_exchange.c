@@ -1,0 +1,104 @@
+/* PMI-2's MPI_Init pattern through libpmi2.so.0: every rank puts two business cards,
+ * fences, and reads every rank's cards (with and without the source hint); the job
+ * attributes and the node's ranks agree with the job. Usage: pmi2_exchange [UNIVERSE]
+ * (the universe size the launcher gives, or -1 when it says none). */
+#include <pmi2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+/* check.h's business card, with ',' for ';' (servers cut PMI-2 values at a ';'). */
+static void card(char *buf, size_t len, int rank, int which)
+{
+    bc_card(buf, len, rank, which);
+    for (char *p = buf; *p; p++)
+        if (*p == ';')
+            *p = ',';
+}
+
+int main(int argc, char **argv)
+{
+    int spawned = -1, size = -1, rank = -1, appnum = -2, found = -1, len = 0;
+    char jobid[256], key[PMI2_MAX_KEYLEN], value[PMI2_MAX_VALLEN], expected[PMI2_MAX_VALLEN];
+
+    CHECK(PMI2_Initialized() == 0);
+    REQUIRE_RC(PMI2_Init(&spawned, &size, &rank, &appnum), PMI2_SUCCESS);
+    check_rank = rank;
+    CHECK(PMI2_Initialized() == 1);
+    CHECK(spawned == 0);
+    CHECK(size >= 1 && rank >= 0 && rank < size);
+    int again_rank = -1;
+    CHECK_RC(PMI2_Job_GetRank(&again_rank), PMI2_SUCCESS);
+    CHECK(again_rank == rank);
+    REQUIRE_RC(PMI2_Job_GetId(jobid, sizeof jobid), PMI2_SUCCESS);
+    CHECK(jobid[0] != '\0');
+
+    for (int which = 0; which < 2; which++) {
+        snprintf(key, sizeof key, "card-%d-%d", rank, which);
+        card(value, sizeof value, rank, which);
+        CHECK_RC(PMI2_KVS_Put(key, value), PMI2_SUCCESS);
+    }
+    REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS);
+    int learned = 0;
+    for (int peer = 0; peer < size; peer++)
+        for (int which = 0; which < 2; which++) {
+            snprintf(key, sizeof key, "card-%d-%d", peer, which);
+            card(expected, sizeof expected, peer, which);
+            /* The hint is right for card 0, absent for card 1; the job id is given for
+             * card 0 and NULL (this job) for card 1. */
+            int rc = which == 0
+                         ? PMI2_KVS_Get(jobid, peer, key, value, sizeof value, &len)
+                         : PMI2_KVS_Get(NULL, PMI2_ID_NULL, key, value, sizeof value, &len);
+            if (rc == PMI2_SUCCESS && strcmp(value, expected) == 0 &&
+                len == (int)strlen(expected))
+                learned++;
+            else
+                check_fail(__FILE__, __LINE__, "get %s: rc %d, \"%s\" (len %d), expected \"%s\"",
+                           key, rc, rc == PMI2_SUCCESS ? value : "?", len, expected);
+        }
+    CHECK(learned == 2 * size);
+
+    /* The layout: PMI_process_mapping is a job attribute, and the node's ranks follow
+     * from it (or from the PMIx server): this rank among them, each once, ascending. */
+    CHECK_RC(PMI2_Info_GetJobAttr("PMI_process_mapping", value, sizeof value, &found),
+             PMI2_SUCCESS);
+    CHECKF(found == 1 && strncmp(value, "(vector,", 8) == 0, "PMI_process_mapping: found %d \"%s\"",
+           found, found == 1 ? value : "");
+    int local = -1, count = -1, outlen = -1, ranks[4096];
+    CHECK_RC(PMI2_Info_GetSize(&local), PMI2_SUCCESS);
+    CHECK(local >= 1 && local <= size);
+    CHECK_RC(PMI2_Info_GetNodeAttrIntArray("localRanksCount", &count, 1, &outlen, &found),
+             PMI2_SUCCESS);
+    CHECK(found == 1 && outlen == 1 && count == local);
+    CHECK_RC(PMI2_Info_GetNodeAttrIntArray("localRanks", ranks, 4096, &outlen, &found),
+             PMI2_SUCCESS);
+    int mine = 0;
+    for (int i = 0; i < outlen; i++) {
+        mine += ranks[i] == rank;
+        CHECK(ranks[i] >= 0 && ranks[i] < size && (i == 0 || ranks[i] > ranks[i - 1]));
+    }
+    CHECK(found == 1 && outlen == local && mine == 1);
+    if (local > 1)
+        CHECK_RC(PMI2_Info_GetNodeAttrIntArray("localRanks", ranks, local - 1, &outlen, &found),
+                 PMI2_ERR_INVALID_LENGTH);
+    int universe = -7;
+    CHECK_RC(PMI2_Info_GetJobAttrIntArray("universeSize", &universe, 1, &outlen, &found),
+             PMI2_SUCCESS);
+    if (argc > 1)
+        CHECKF((found ? universe : -1) == atoi(argv[1]), "universeSize: found %d, %d; expected %s",
+               found, universe, argv[1]);
+    CHECK_RC(PMI2_Info_GetJobAttr("no-such-attribute", value, sizeof value, &found),
+             PMI2_SUCCESS);
+    CHECK_DEV(found == 0, "jobattr-unknown-found", "an unknown job attribute is found: \"%s\"",
+              found ? value : "");
+
+    REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS);
+    CHECK_RC(PMI2_Finalize(), PMI2_SUCCESS);
+    CHECK(PMI2_Initialized() == 0);
+    if (rank == 0)
+        printf("pmi2 rank 0 of %d: read %d/%d cards, %d on this node, appnum %d, jobid %s\n", size,
+               learned, 2 * size, local, appnum, jobid);
+    return check_done();
+}
