@@ -83,6 +83,18 @@ int main(int argc, char **argv)
     if (local > 1)
         CHECK_RC(PMI2_Info_GetNodeAttrIntArray("localRanks", ranks, local - 1, &outlen, &found),
                  PMI2_ERR_INVALID_LENGTH);
+    /* Node attributes: the node's lowest rank puts one, and after a fence every process
+     * on the node reads it (waiting if need be); nobody's is found for another name. */
+    char leader[16], got[16];
+    snprintf(leader, sizeof leader, "%d", ranks[0]);
+    if (rank == ranks[0])
+        CHECK_RC(PMI2_Info_PutNodeAttr("node-leader", leader), PMI2_SUCCESS);
+    REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS);
+    CHECK_RC(PMI2_Info_GetNodeAttr("node-leader", got, sizeof got, &found, 1), PMI2_SUCCESS);
+    CHECKF(found == 1 && strcmp(got, leader) == 0, "node-leader: found %d \"%s\", expected %s",
+           found, found == 1 ? got : "", leader);
+    CHECK_RC(PMI2_Info_GetNodeAttr("no-such-node-attr", got, sizeof got, &found, 0), PMI2_SUCCESS);
+    CHECK(found == 0);
     int universe = -7;
     CHECK_RC(PMI2_Info_GetJobAttrIntArray("universeSize", &universe, 1, &outlen, &found),
              PMI2_SUCCESS);

@@ -1,6 +1,7 @@
 # Intel MPI 2021.19's libmpi.so.12 on this library: sourced by run-mpi-tests.sh (the
 # harness, BIN, K and L are set). Intel's libmpi loads the PMI-1 library named by
-# I_MPI_PMI_LIBRARY under any launcher but its own Hydra.
+# I_MPI_PMI_LIBRARY under any launcher but its own Hydra; with I_MPI_PMI=pmi2, our
+# libpmi2.so.0.
 export I_MPI_ROOT=$IMPI_ROOT
 export I_MPI_PMI_LIBRARY=$libdir/libpmi.so.0
 # Its libfabric (for two nodes) comes from the MPICH 5 wheel.
@@ -34,4 +35,21 @@ if launcher_has_two_nodes "$K"; then
     launcher "$K" 4 2
     run impi-imb-mpi1-2nodes 0 --expect log "# Benchmarking Allreduce" --absent log "time-out" -- \
         "${TWO_NODES[@]}" "${L[@]}" "${IMB[@]}"
+fi
+
+# The same library's PMI-2 side: Intel's libmpi speaks PMI-2 with I_MPI_PMI=pmi2 and loads
+# the library named by I_MPI_PMI_LIBRARY, here libpmi2.so.0 (node attributes, job
+# attributes, KVS).
+PMI2=(env I_MPI_PMI=pmi2 I_MPI_PMI_LIBRARY="$libdir/libpmi2.so.0")
+launcher "$K" 2
+run impi-pmi2-loads-our-libpmi2 0 --show log "PMI calls are forwarded to $libdir/libpmi2.so.0" \
+    --expect log "PMI2_Init(" --expect log "PMI2_KVS_Fence() = PMI_SUCCESS" -- \
+    "${PMI2[@]}" I_MPI_DEBUG=1000 PMI_DEBUG=1 "${L[@]}" "$BIN/allreduce" 2
+launcher "$K" 4
+for i in 1 2 3; do
+    run "impi-pmi2-allreduce-1node-$i" 0 -- "${PMI2[@]}" "${L[@]}" "$BIN/allreduce" 4 4
+done
+if launcher_has_two_nodes "$K"; then
+    launcher "$K" 4 2
+    run impi-pmi2-allreduce-2nodes 0 -- "${PMI2[@]}" "${TWO_NODES[@]:1}" "${L[@]}" "$BIN/allreduce" 4 2
 fi

@@ -34,6 +34,9 @@ const PMIX_MAXES: Maxes = Maxes {
     value: 4096,
 };
 
+/// Where PMI-2's node attributes live among the PMIx keys (apart from the KVS's).
+const NODE_ATTR_PREFIX: &[u8] = b"pmi2.nodeattr.";
+
 /// The KVS key MPICH reads for the node layout.
 const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
 
@@ -349,16 +352,45 @@ impl Backend for Pmix {
         })
     }
 
-    /// PMIx has no node-local attributes that other processes see without a fence:
-    /// nothing is found; waiting for one would never end, so that is `PMI_FAIL`.
-    fn node_attr(&mut self, _name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
-        if wait {
-            return Err(crate::backend::unsupported(
-                self.name(),
-                "PMI2_Info_GetNodeAttr(wait)",
-            ));
+    /// PMI-2's node attributes, as PMIx data of this node's scope (`PMIX_LOCAL`) under a
+    /// key of their own: visible to the node's processes after the next fence. Waiting
+    /// for one asks again every 10 ms (under `PMI_TIMEOUT`, until it runs out).
+    fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        let key = [NODE_ATTR_PREFIX, name].concat();
+        let any = pmix_sys::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
+        let start = std::time::Instant::now();
+        loop {
+            match self.fetch(&any, &key) {
+                Ok(Answer::Text(value)) => return Ok(Some(value)),
+                Ok(other) => {
+                    trace::line(format_args!("node attribute not a string: {other:?}"));
+                    return Err(PmiError::Fail);
+                }
+                Err(pmix_sys::ERR_NOT_FOUND) if !wait => return Ok(None),
+                Err(pmix_sys::ERR_NOT_FOUND) => {
+                    if self
+                        .timeout
+                        .is_some_and(|s| start.elapsed().as_secs() >= u64::from(s))
+                    {
+                        return Err(trace::fatal(format_args!(
+                            "PMI2_Info_GetNodeAttr: \"{}\" not put in {} s (PMI_TIMEOUT)",
+                            name.escape_ascii(),
+                            self.timeout.unwrap_or(0)
+                        )));
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(rc) => return Err(self.failed("PMIx_Get", rc)),
+            }
         }
-        Ok(None)
+    }
+
+    fn put_node_attr(&mut self, name: &[u8], value: &[u8]) -> PmiResult<()> {
+        let key = [NODE_ATTR_PREFIX, name].concat();
+        let rc = self.lib.put_local(&key, value);
+        self.check(&format!("PMIx_Put(local, \"{}\")", key.escape_ascii()), rc)?;
+        self.uncommitted = true;
+        Ok(())
     }
 
     /// `PMIX_LOCAL_PEERS`: the ranks on this node, comma-separated.

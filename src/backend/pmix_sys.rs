@@ -86,6 +86,7 @@ pub fn abi_layout() -> Vec<(&'static str, usize)> {
         ("PMIX_RANK_UNDEF", RANK_UNDEF as usize),
         ("PMIX_RANK_WILDCARD", RANK_WILDCARD as usize),
         ("PMIX_GLOBAL", usize::from(SCOPE_GLOBAL)),
+        ("PMIX_LOCAL", usize::from(SCOPE_LOCAL)),
         ("PMIX_BOOL", usize::from(BOOL)),
         ("PMIX_STRING", usize::from(STRING)),
         ("PMIX_INT", usize::from(INT)),
@@ -111,6 +112,7 @@ pub fn abi_layout() -> Vec<(&'static str, usize)> {
 pub const RANK_UNDEF: u32 = u32::MAX;
 pub const RANK_WILDCARD: u32 = u32::MAX - 1;
 const SCOPE_GLOBAL: u8 = 3;
+const SCOPE_LOCAL: u8 = 1;
 const SUCCESS: c_int = 0;
 pub const ERR_NOT_FOUND: c_int = -46;
 
@@ -557,6 +559,15 @@ impl Lib {
 
     /// `PMIx_Put` of a string in the global scope.
     pub fn put(&self, key: &[u8], value: &[u8]) -> c_int {
+        self.put_scoped(SCOPE_GLOBAL, key, value)
+    }
+
+    /// `PMIx_Put` of a string for the processes on this node only.
+    pub fn put_local(&self, key: &[u8], value: &[u8]) -> c_int {
+        self.put_scoped(SCOPE_LOCAL, key, value)
+    }
+
+    fn put_scoped(&self, scope: u8, key: &[u8], value: &[u8]) -> c_int {
         let (Some(key), Some(text)) = (c_array::<KEY_LEN>(key), c_string(value)) else {
             return ERR_BAD_PARAM;
         };
@@ -565,7 +576,7 @@ impl Lib {
         // SAFETY: loads a copy of the NUL-terminated string.
         unsafe { (self.fns.value_load)(&raw mut v, text.as_ptr().cast(), STRING) };
         // SAFETY: `key` is NUL-terminated, `v` a loaded value; PMIx copies both.
-        let rc = unsafe { (self.fns.put)(SCOPE_GLOBAL, key.as_ptr(), &raw mut v) };
+        let rc = unsafe { (self.fns.put)(scope, key.as_ptr(), &raw mut v) };
         // SAFETY: frees the copy PMIx_Value_load made.
         unsafe { (self.fns.value_destruct)(&raw mut v) };
         rc
