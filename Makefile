@@ -157,7 +157,15 @@ check-install: lib
 	  $$(PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig pkg-config --cflags --libs pmi)
 	readelf -d $(BUILD)/exchange-pc | grep -q 'NEEDED.*\[libpmi.so.0\]'
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(MPIEXEC) -launcher fork -n 2 $(BUILD)/exchange-pc -q
-	@echo "check-install: layout, pkg-config and NEEDED libpmi.so.0 as expected"
+	test "$$(readlink $(BUILD)/prefix/lib/libpmi2.so.0)" = libpmi2.so.0.0.0
+	test "$$(readlink $(BUILD)/prefix/lib/libpmi2.so)" = libpmi2.so.0
+	cmp include/pmi2.h $(BUILD)/prefix/include/pmi2.h
+	PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig pkg-config --modversion pmi2 | grep -qx '$(VERSION)'
+	$(CC) $(CFLAGS_T) -o $(BUILD)/pmi2-exchange-pc c-tests/pmi2_exchange.c \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig pkg-config --cflags --libs pmi2)
+	readelf -d $(BUILD)/pmi2-exchange-pc | grep -q 'NEEDED.*\[libpmi2.so.0\]'
+	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(MPIEXEC) -launcher fork -n 2 $(BUILD)/pmi2-exchange-pc -1
+	@echo "check-install: layout, pkg-config and NEEDED libpmi.so.0 / libpmi2.so.0 as expected"
 
 install: lib
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)

@@ -85,11 +85,18 @@ if cmp -s "$here/docs/pmi.3" "$prefix/share/man/man3/pmi.3"; then
 else
     fail man-installed "no $prefix/share/man/man3/pmi.3 identical to docs/pmi.3"
 fi
-out=$(groff -t -man -ww -z "$here/docs/pmi.3" 2>&1)
-if [ -z "$out" ]; then pass "man-groff-ww-clean"; else fail man-groff-ww-clean "$out"; fi
-if command -v mandoc >/dev/null; then
-    out=$(mandoc -T lint -W warning "$here/docs/pmi.3" 2>&1)
-    if [ -z "$out" ]; then pass "man-mandoc-lint-clean"; else fail man-mandoc-lint-clean "$out"; fi
+for page in pmi.3 pmi2.3; do
+    out=$(groff -t -man -ww -z "$here/docs/$page" 2>&1)
+    if [ -z "$out" ]; then pass "man-groff-ww-clean-$page"; else fail "man-groff-ww-clean-$page" "$out"; fi
+    if command -v mandoc >/dev/null; then
+        out=$(mandoc -T lint -W warning "$here/docs/$page" 2>&1)
+        if [ -z "$out" ]; then pass "man-mandoc-lint-clean-$page"; else fail "man-mandoc-lint-clean-$page" "$out"; fi
+    fi
+done
+if cmp -s "$here/docs/pmi2.3" "$prefix/share/man/man3/pmi2.3"; then
+    pass man2-installed "$prefix/share/man/man3/pmi2.3"
+else
+    fail man2-installed "no $prefix/share/man/man3/pmi2.3 identical to docs/pmi2.3"
 fi
 out=$(MANWIDTH=80 man --warnings -l "$prefix/share/man/man3/pmi.3" 2>&1 >"$logdir/man.txt")
 if [ -z "$out" ] && grep -q 'PMI_KVS_Put' "$logdir/man.txt" &&

