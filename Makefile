@@ -77,12 +77,17 @@ c-tests: $(TEST_BINS)
 # sanitizers watch every byte it writes into the tests' buffers).
 ASAN_BIN  := $(BUILD)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+$(ASAN_BIN)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
+	mkdir -p $(ASAN_BIN)
+	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi2
+
 $(ASAN_BIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(ASAN_BIN)
 	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi
 
-asan: deps-hydra $(addprefix $(ASAN_BIN)/,$(TESTS))
+asan: deps-hydra $(addprefix $(ASAN_BIN)/,$(TESTS) $(TESTS2))
 	SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/c-tests/lsan.supp \
 	  MPIEXEC=$(MPIEXEC) c-tests/run-tests.sh $(ASAN_BIN) $(LIB)
 
 # The C tests under valgrind memcheck inside Hydra jobs: zero errors, zero leaks.

@@ -62,7 +62,5 @@ int (*const p_getjobints)(const char[], int[], int, int *, int *) = PMI2_Info_Ge
 int (*const p_publish)(const char[], const struct MPID_Info *, const char[]) = PMI2_Nameserv_publish;
 int (*const p_lookup)(const char[], const struct MPID_Info *, char[], int) = PMI2_Nameserv_lookup;
 int (*const p_unpublish)(const char[], const struct MPID_Info *) = PMI2_Nameserv_unpublish;
-#ifdef MPIR_Info
-/* MPICH's name for the info structure works too (this header's). */
-int (*const p_unpublish_mpich)(const char[], const struct MPIR_Info *) = PMI2_Nameserv_unpublish;
-#endif
+/* Slurm's other name for the info structure. */
+int (*const p_unpublish_u)(const char[], const PMI2U_Info *) = PMI2_Nameserv_unpublish;
