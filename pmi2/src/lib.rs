@@ -659,23 +659,12 @@ pub unsafe extern "C" fn PMI2_Info_GetNodeAttrIntArray(
     outlen: *mut c_int,
     found: *mut c_int,
 ) -> c_int {
-    // SAFETY: the caller passes NULL or NUL-terminated strings.
-    let s_name = unsafe { show(name) };
-    ffi::guard(
-        |f| {
-            write!(
-                f,
-                "PMI2_Info_GetNodeAttrIntArray({}, {array:p}, {arraylen}, {outlen:p}, {found:p})",
-                s_name
-            )
-        },
-        || {
-            // SAFETY: the caller's contract for each pointer.
-            let (name, outlen, found) =
-                unsafe { (ffi::bytes_in(name)?, ffi::out(outlen)?, ffi::out(found)?) };
-            // SAFETY: `array` is NULL or has `arraylen` writable ints.
-            let array = unsafe { ffi::out_ints(array, arraylen) }?;
-            let got = with_client(|c| match name {
+    // SAFETY: the same contract as this function's.
+    unsafe {
+        int_array_call(
+            "PMI2_Info_GetNodeAttrIntArray",
+            (name, array, arraylen, outlen, found),
+            |c, name| match name {
                 b"localRanksCount" => Ok(Some(c.clique_size()?.to_string().into_bytes())),
                 b"localRanks" => {
                     let mut ranks = vec![0; c.clique_size()?];
@@ -687,10 +676,9 @@ pub unsafe extern "C" fn PMI2_Info_GetNodeAttrIntArray(
                     Ok(Some(text.into_bytes()))
                 }
                 _ => c.node_attr(name, false),
-            })?;
-            int_array(got, array, outlen, found)
-        },
-    )
+            },
+        )
+    }
 }
 
 /// Set a node attribute for the processes on this node.
@@ -753,14 +741,40 @@ pub unsafe extern "C" fn PMI2_Info_GetJobAttrIntArray(
     outlen: *mut c_int,
     found: *mut c_int,
 ) -> c_int {
-    // SAFETY: the caller passes NULL or NUL-terminated strings.
+    // SAFETY: the same contract as this function's.
+    unsafe {
+        int_array_call(
+            "PMI2_Info_GetJobAttrIntArray",
+            (name, array, arraylen, outlen, found),
+            |c, name| c.job_attr(name),
+        )
+    }
+}
+
+/// The two `...IntArray` calls: check and convert the arguments, `fetch` the attribute's
+/// text, and write it as integers.
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated; `array` is NULL or has `arraylen` writable ints;
+/// `outlen` and `found` are NULL or writable ints.
+unsafe fn int_array_call(
+    call: &str,
+    (name, array, arraylen, outlen, found): (
+        *const c_char,
+        *mut c_int,
+        c_int,
+        *mut c_int,
+        *mut c_int,
+    ),
+    fetch: impl FnOnce(&mut pmi::client::Client, &[u8]) -> PmiResult<Option<Vec<u8>>>,
+) -> c_int {
+    // SAFETY: the caller's contract.
     let s_name = unsafe { show(name) };
     ffi::guard(
         |f| {
             write!(
                 f,
-                "PMI2_Info_GetJobAttrIntArray({}, {array:p}, {arraylen}, {outlen:p}, {found:p})",
-                s_name
+                "{call}({s_name}, {array:p}, {arraylen}, {outlen:p}, {found:p})"
             )
         },
         || {
@@ -769,7 +783,7 @@ pub unsafe extern "C" fn PMI2_Info_GetJobAttrIntArray(
                 unsafe { (ffi::bytes_in(name)?, ffi::out(outlen)?, ffi::out(found)?) };
             // SAFETY: `array` is NULL or has `arraylen` writable ints.
             let array = unsafe { ffi::out_ints(array, arraylen) }?;
-            let got = with_client(|c| c.job_attr(name))?;
+            let got = with_client(|c| fetch(c, name))?;
             int_array(got, array, outlen, found)
         },
     )
