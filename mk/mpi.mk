@@ -26,7 +26,7 @@ mpich-build:
 mpi-check: lib deps-hydra mpich-build
 	@$(MAKE) --no-print-directory mpi-check-run MPICH_PREFIX="$$(cat $(BUILD)/mpich-prefix)"
 
-$(MPI_BIN)/%: mpi-tests/%.c mpi-tests/mpit.h $(BUILD)/mpich-prefix $(MPICH_PREFIX)/lib/libmpi.so.12
+$(MPI_BIN)/%: mpi-tests/%.c mpi-tests/mpit.h c-tests/check.h $(BUILD)/mpich-prefix $(MPICH_PREFIX)/lib/libmpi.so.12
 	@test -n "$(MPICH_PREFIX)" || { echo "mpi-check: MPICH_PREFIX unset (run make mpi-check)"; exit 1; }
 	@mkdir -p $(MPI_BIN)
 	$(MPICH_PREFIX)/bin/mpicc $(MPI_CFLAGS) -o $@ $<
