@@ -26,7 +26,7 @@ SO2      := target/release/libpmi2.so
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
             fork stalefd sigsafe
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
-TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names
+TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2))
 RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
 RUST_SRC2 := $(RUST_SRC) $(shell find pmi2/src -name '*.rs') pmi2/Cargo.toml pmi2/build.rs

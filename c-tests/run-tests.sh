@@ -70,6 +70,8 @@ for nodes in "${layouts[@]}"; do
     run_expected "pmi2-validation-n4$s" "pmi2-validation$s" 0 -- "${L[@]}" "$b/pmi2_validation"
     run_expected "pmi2-names-n4$s" pmi2-names 0 -- "${L[@]}" "$b/pmi2_names"
     run_expected "pmi2-ring-n4$s" pmi2-ring 0 -- "${L[@]}" "$b/pmi2_ring"
+    launcher "$K" 2 "$nodes"
+    run_expected "pmi2-spawn-n2$s" pmi2-spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$b/pmi2_spawn"
 done
 
 # PMIx backend: preput pairs inherited from some other job's parent are not taken.

@@ -59,7 +59,7 @@ launcher_expect() {
             # Its proxy exits at a PMI-2 client's first line (Slurm's libpmi2.so.0 too):
             # shown once, the other PMI-2 programs are not run.
             LAUNCHER_DEV[pmi2-exchange]='pmi2-unsupported|141|exited abnormally'
-            UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-names pmi2-ring"
+            UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-names pmi2-ring pmi2-spawn"
             ;;
         srun)
             EXPECT_APPNUM=-1
@@ -95,6 +95,7 @@ launcher_expect() {
                 # with PMIX_ERR_NOT_SUPPORTED: the library returns PMI_FAIL.
                 DEVIATES[names]=publish-unsupported
                 DEVIATES[pmi2-names]=publish-unsupported
+                DEVIATES[pmi2-spawn]=spawn-unsupported
                 DEVIATES[spawn]=spawn-unsupported
                 # So MPICH's MPI_Comm_spawn and MPI_Publish_name cannot work there (they
                 # fail and abort): the MPI programs for them are not run.

@@ -49,6 +49,7 @@ function family(suite, name) {
     if (suite == "refusal") {
         detail = $5
         gsub(/PMIX_NAMESPACE="[^"]*"/, "PMIX_NAMESPACE=\"...\"", detail) # names the job
+        gsub(/libpmi\[[0-9]+\]/, "libpmi[R]", detail) # whichever process said it first
         refusal[++nref] = name "\t" verdict "\t" detail
         next
     }
