@@ -4,7 +4,6 @@
 //! appnum, successful gets) are cached.
 #![forbid(unsafe_code)]
 
-use crate::backend::local::Local;
 use crate::backend::wire::Wire;
 use crate::backend::wire2::PMI2_MAXES;
 use crate::backend::{Api, Backend};
@@ -92,11 +91,6 @@ impl Client {
         Ok(Client::new(Box::new(wire), Api::Pmi1))
     }
 
-    /// Singleton mode: rank 0 of 1, universe 1, appnum 0, clique `{0}`, a generated
-    /// kvsname, and a process-local KVS with the same rules as the wire's.
-    pub fn singleton() -> Client {
-        Client::new(Box::new(Local::new()), Api::Pmi1)
-    }
 
     /// Take the inherited connection as the library's own, now that `PMI_Init`
     /// succeeded on it.
@@ -104,10 +98,6 @@ impl Client {
         self.backend.adopt()
     }
 
-    /// Which backend serves this client.
-    pub fn backend_name(&self) -> &'static str {
-        self.backend.name()
-    }
 
     pub fn identity(&self) -> Identity {
         self.id

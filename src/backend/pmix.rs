@@ -462,8 +462,9 @@ impl Backend for Pmix {
 
     /// `PMIx_Spawn`, one application per command. The info keys PMIx can express are
     /// `wdir` (the working directory), `host` and `hostfile`; any other is
-    /// `PMI_ERR_INVALID_KEY`, nothing started. The preput pairs and `PMI_SPAWNED=1` go
-    /// into the children's environment, where this library finds them.
+    /// `PMI_ERR_INVALID_KEY`, nothing started. The preput pairs go into the children's
+    /// environment with this namespace as their parent's, where this library finds them
+    /// (and takes them only when PMIx names the same parent).
     fn spawn(
         &mut self,
         commands: &[SpawnCommand<'_>],
