@@ -91,13 +91,11 @@ impl Client {
         Ok(Client::new(Box::new(wire), Api::Pmi1))
     }
 
-
     /// Take the inherited connection as the library's own, now that `PMI_Init`
     /// succeeded on it.
     pub fn adopt_connection(&mut self) -> Result<(), String> {
         self.backend.adopt()
     }
-
 
     pub fn identity(&self) -> Identity {
         self.id
