@@ -152,6 +152,12 @@ impl Client {
     /// fails.
     pub fn put(&mut self, kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
         self.check_kvsname(kvsname)?;
+        self.put_own(key, value)
+    }
+
+    /// Put in this process group's own space (PMI-2 names no space).
+    pub fn put_own(&mut self, key: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.kvsname()?;
         self.check_key(key)?;
         self.check_value(value)?;
         if let Some(previous) = self.puts.get(key) {
@@ -161,7 +167,8 @@ impl Client {
                 Err(PmiError::InvalidKey)
             };
         }
-        self.backend.put(kvsname, key, value)?;
+        let name = self.kvsname.as_deref().unwrap_or_default();
+        self.backend.put(name, key, value)?;
         self.puts.insert(key, value);
         Ok(())
     }
@@ -181,11 +188,18 @@ impl Client {
     /// Get, with PMI-2's hint of which rank put the key.
     pub fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
         self.check_kvsname(kvsname)?;
+        self.get_own(key, src)
+    }
+
+    /// Get from this process group's own space, with PMI-2's hint of who put the key.
+    pub fn get_own(&mut self, key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
+        self.kvsname()?;
         self.check_key(key)?;
         if let Some(at) = self.gets.find(key) {
             return Ok(self.gets.value(at));
         }
-        let value = self.backend.get_hinted(kvsname, key, src)?;
+        let name = self.kvsname.as_deref().unwrap_or_default();
+        let value = self.backend.get_hinted(name, key, src)?;
         if value.contains(&0) {
             // A NUL would cut the caller's C string: refused, not cached.
             trace::line(format_args!(

@@ -502,10 +502,7 @@ pub unsafe extern "C" fn PMI2_KVS_Put(key: *const c_char, value: *const c_char) 
         || {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let (key, value) = unsafe { (ffi::bytes_in(key)?, ffi::bytes_in(value)?) };
-            with_client(|c| {
-                let name = c.kvsname()?.to_vec();
-                c.put(&name, key, value)
-            })
+            with_client(|c| c.put_own(key, value))
         },
     )
 }
@@ -557,14 +554,17 @@ pub unsafe extern "C" fn PMI2_KVS_Get(
             let job = unsafe { ffi::bytes_in(jobid) }.ok();
             let src = (src_pmi_id >= 0).then_some(src_pmi_id);
             with_client(|c| {
-                let name = c.kvsname()?.to_vec();
-                if job.is_some_and(|j| j != name) {
-                    trace::line(format_args!(
-                        "PMI2_KVS_Get: another job's space is not supported"
-                    ));
-                    return Err(PmiError::InvalidArg);
+                match job.map(|j| c.check_kvsname(j)) {
+                    Some(Err(PmiError::InvalidKvs)) => {
+                        trace::line(format_args!(
+                            "PMI2_KVS_Get: another job's space is not supported"
+                        ));
+                        return Err(PmiError::InvalidArg);
+                    }
+                    Some(Err(e)) => return Err(e),
+                    _ => {}
                 }
-                let v = c.get_hinted(&name, key, src)?;
+                let v = c.get_own(key, src)?;
                 let n = c_int::try_from(v.len()).map_err(|_| PmiError::Fail)?;
                 if v.len() >= out.capacity() {
                     len.set(-n);
@@ -589,23 +589,45 @@ pub unsafe extern "C" fn PMI2_Info_GetNodeAttr(
     found: *mut c_int,
     waitfor: c_int,
 ) -> c_int {
-    // SAFETY: the caller passes NULL or NUL-terminated strings.
+    // SAFETY: the same contract as this function's.
+    unsafe {
+        text_attr_call(
+            "PMI2_Info_GetNodeAttr",
+            Some(waitfor),
+            (name, value, valuelen, found),
+            |c, name| c.node_attr(name, waitfor != 0),
+        )
+    }
+}
+
+/// The two text-attribute calls: check and convert the arguments, `fetch` the
+/// attribute, and write it with `*found`. `waitfor` is only shown in the trace.
+///
+/// # Safety
+/// `name` is NULL or NUL-terminated; `value` is NULL or has `valuelen` writable bytes;
+/// `found` is NULL or a writable int.
+unsafe fn text_attr_call(
+    call: &str,
+    waitfor: Option<c_int>,
+    (name, value, valuelen, found): (*const c_char, *mut c_char, c_int, *mut c_int),
+    fetch: impl FnOnce(&mut pmi::client::Client, &[u8]) -> PmiResult<Option<Vec<u8>>>,
+) -> c_int {
+    // SAFETY: the caller's contract.
     let s_name = unsafe { show(name) };
     ffi::guard(
         |f| {
-            write!(
-                f,
-                "PMI2_Info_GetNodeAttr({}, {value:p}, {valuelen}, {found:p}, {waitfor})",
-                s_name
-            )
+            write!(f, "{call}({s_name}, {value:p}, {valuelen}, {found:p}")?;
+            match waitfor {
+                Some(w) => write!(f, ", {w})"),
+                None => f.write_str(")"),
+            }
         },
         || {
             // SAFETY: the caller's contract for each pointer.
             let (name, found) = unsafe { (ffi::bytes_in(name)?, ffi::out(found)?) };
             // SAFETY: `value` is NULL or has `valuelen` writable bytes.
             let out = unsafe { ffi::out_str(value, valuelen) }?;
-            let got = with_client(|c| c.node_attr(name, waitfor != 0))?;
-            match got {
+            match with_client(|c| fetch(c, name))? {
                 Some(v) => {
                     out.write(&v)?;
                     found.set(1);
@@ -705,31 +727,15 @@ pub unsafe extern "C" fn PMI2_Info_GetJobAttr(
     valuelen: c_int,
     found: *mut c_int,
 ) -> c_int {
-    // SAFETY: the caller passes NULL or NUL-terminated strings.
-    let s_name = unsafe { show(name) };
-    ffi::guard(
-        |f| {
-            write!(
-                f,
-                "PMI2_Info_GetJobAttr({}, {value:p}, {valuelen}, {found:p})",
-                s_name
-            )
-        },
-        || {
-            // SAFETY: the caller's contract for each pointer.
-            let (name, found) = unsafe { (ffi::bytes_in(name)?, ffi::out(found)?) };
-            // SAFETY: `value` is NULL or has `valuelen` writable bytes.
-            let out = unsafe { ffi::out_str(value, valuelen) }?;
-            match with_client(|c| c.job_attr(name))? {
-                Some(v) => {
-                    out.write(&v)?;
-                    found.set(1);
-                }
-                None => found.set(0),
-            }
-            Ok(())
-        },
-    )
+    // SAFETY: the same contract as this function's.
+    unsafe {
+        text_attr_call(
+            "PMI2_Info_GetJobAttr",
+            None,
+            (name, value, valuelen, found),
+            |c, name| c.job_attr(name),
+        )
+    }
 }
 
 /// A job attribute that is a list of integers (`universeSize`, ...).
