@@ -12,47 +12,7 @@
  * deviation and INFO for facts; a probe that cannot finish says so with DEV
  * probe-incomplete (the server misbehaved; the library is not involved). */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <netdb.h>
-#include <poll.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include "../c-tests/check.h"
-
-#define LINE_MAX_BYTES 65536
-
-static int fd = -1, rank = -1, size = -1;
-static char inbuf[LINE_MAX_BYTES + 1];
-static size_t inlen;
-static char reply[LINE_MAX_BYTES + 1];
-
-static void emit(const char *kind, const char *id, const char *fmt, ...)
-{
-    char who[32];
-    snprintf(who, sizeof who, "p%d", rank);
-    va_list ap;
-    va_start(ap, fmt);
-    check_report(who, kind, id, fmt, ap);
-    va_end(ap);
-}
-
-/* The probe cannot go on: say why and leave. Exiting without finalize makes Hydra end
- * the job, which is what should happen when the wire is broken anyway. */
-static void give_up(const char *fmt, ...)
-{
-    char why[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    emit("DEV", "probe-incomplete", "the raw wire probe stopped: %s", why);
-    exit(4);
-}
+#include "raw.h"
 
 static void send_line(const char *fmt, ...)
 {
@@ -64,55 +24,7 @@ static void send_line(const char *fmt, ...)
     if (n < 0 || n >= (int)sizeof out - 2)
         give_up("request too long");
     out[n++] = '\n';
-    for (int off = 0; off < n;) {
-        ssize_t w = send(fd, out + off, n - off, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            give_up("write: %s", strerror(errno));
-        off += (int)w;
-    }
-}
-
-/* One reply line into `reply` (without the newline), waiting at most `ms`; NULL when
- * none came in time. */
-static const char *recv_line_within(int ms)
-{
-    for (;;) {
-        char *nl = memchr(inbuf, '\n', inlen);
-        if (nl) {
-            size_t n = (size_t)(nl - inbuf);
-            memcpy(reply, inbuf, n);
-            reply[n] = '\0';
-            if (n > 0 && reply[n - 1] == '\r')
-                reply[n - 1] = '\0';
-            memmove(inbuf, nl + 1, inlen - n - 1);
-            inlen -= n + 1;
-            return reply;
-        }
-        if (inlen >= LINE_MAX_BYTES)
-            give_up("a reply line longer than 64 KiB");
-        struct pollfd p = {fd, POLLIN, 0};
-        int r = poll(&p, 1, ms);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0)
-            return NULL;
-        ssize_t got = read(fd, inbuf + inlen, LINE_MAX_BYTES - inlen);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            give_up("the server closed the connection");
-        inlen += (size_t)got;
-    }
-}
-
-static const char *recv_line(void)
-{
-    const char *r = recv_line_within(60000);
-    if (!r)
-        give_up("no reply in 60 s");
-    return r;
+    send_all(out, (size_t)n);
 }
 
 /* The value of `key=` in a reply: up to the next space, or with `rest` to the end of
@@ -180,33 +92,10 @@ static const char *soft_call(const char *want, const char *fmt, ...)
 
 static void connect_port(const char *port_env)
 {
-    char host[512];
-    const char *colon = strrchr(port_env, ':');
     const char *id = getenv("PMI_ID");
-    if (!colon || !id || (size_t)(colon - port_env) >= sizeof host)
-        give_up("PMI_PORT=\"%s\" / PMI_ID unusable", port_env);
-    memcpy(host, port_env, (size_t)(colon - port_env));
-    host[colon - port_env] = '\0';
-    if (host[0] == '[') {
-        memmove(host, host + 1, strlen(host));
-        host[strcspn(host, "]")] = '\0';
-    }
-    struct addrinfo hints, *res, *ai;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    if (getaddrinfo(host, colon + 1, &hints, &res) != 0)
-        give_up("cannot resolve PMI_PORT %s", port_env);
-    for (ai = res; ai; ai = ai->ai_next) {
-        fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-        if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-            break;
-        if (fd >= 0)
-            close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(res);
-    if (fd < 0)
-        give_up("cannot connect to PMI_PORT %s", port_env);
+    if (!id)
+        give_up("PMI_PORT without PMI_ID");
+    connect_tcp(port_env);
     send_line("cmd=initack pmiid=%s", id);
     int acked = 0, got_size = 0, got_rank = 0, got_debug = 0;
     while (!(acked && got_size && got_rank && got_debug)) {
@@ -223,15 +112,6 @@ static void connect_port(const char *port_env)
         else
             give_up("unexpected line in the PMI_PORT handshake: \"%.200s\"", r);
     }
-}
-
-static char *repeat(char c, int n, const char *prefix)
-{
-    char *s = malloc((size_t)n + 1);
-    memset(s, c, (size_t)n);
-    s[n] = '\0';
-    memcpy(s, prefix, strlen(prefix) < (size_t)n ? strlen(prefix) : (size_t)n);
-    return s;
 }
 
 int main(void)

