@@ -26,7 +26,7 @@ SO2      := target/release/libpmi2.so
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
             fork stalefd sigsafe
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
-TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn
+TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2))
 RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
 RUST_SRC2 := $(RUST_SRC) $(shell find pmi2/src -name '*.rs') pmi2/Cargo.toml pmi2/build.rs
@@ -67,6 +67,11 @@ $(TBIN)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.s
 	mkdir -p $(TBIN)
 	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi2
 
+# pmi2_threads is threads.c built for libpmi2.so.0.
+$(TBIN)/pmi2_threads: c-tests/threads.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
+	mkdir -p $(TBIN)
+	$(CC) $(CFLAGS_T) -DTHREADS_PMI2 -Iinclude -o $@ $< -L$(LIB) -lpmi2
+
 $(TBIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(TBIN)
 	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi
@@ -80,6 +85,10 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 $(ASAN_BIN)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
 	mkdir -p $(ASAN_BIN)
 	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi2
+
+$(ASAN_BIN)/pmi2_threads: c-tests/threads.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
+	mkdir -p $(ASAN_BIN)
+	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -DTHREADS_PMI2 -Iinclude -o $@ $< -L$(LIB) -lpmi2
 
 $(ASAN_BIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(ASAN_BIN)

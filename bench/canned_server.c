@@ -15,7 +15,11 @@
  * card); BENCH_MAPPING the value of PMI_process_mapping (default (vector,(0,1,1))).
  * Keys starting with "missing" are answered as Hydra answers a missing key.
  * `cmd=bench_count` (on either connection) answers `cmd=bench_count lib=L raw=R`: the
- * request lines received so far on each connection, this one excluded. */
+ * request lines received so far on each connection, this one excluded.
+ *
+ * A connection whose first line is `cmd=init pmi_version=2 ...` speaks PMI-2 from then
+ * on: framed requests, answered with the framed replies Hydra 4.0.2 gives (the value
+ * with every ';' made a ','). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -36,10 +40,12 @@ struct peer {
     size_t len;
     long lines;
     int open;
+    int framed; /* PMI-2 after its init line */
 };
 
 static struct peer peers[2]; /* 0: the library (PMI_FD), 1: the raw client */
 static const char *value, *mapping;
+static char value2[BUFSZ]; /* value for PMI-2: no ';' */
 static char out[BUFSZ + 256];
 
 static void pin(int cpu)
@@ -90,6 +96,10 @@ static size_t answer(struct peer *p, const char *line)
         return (size_t)sprintf(out, "cmd=put_result rc=0 msg=success\n");
     if (strcmp(line, "cmd=barrier_in") == 0)
         return (size_t)sprintf(out, "cmd=barrier_out\n");
+    if (starts(line, "cmd=init pmi_version=2")) {
+        p->framed = 1;
+        return (size_t)sprintf(out, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n");
+    }
     if (starts(line, "cmd=init "))
         return (size_t)sprintf(out, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
     if (strcmp(line, "cmd=get_maxes") == 0)
@@ -111,7 +121,78 @@ static size_t answer(struct peer *p, const char *line)
     return (size_t)sprintf(out, "cmd=unknown rc=1 msg=no_canned_answer\n");
 }
 
-/* Read what is there and answer every whole line. */
+/* The value of `key=` in a PMI-2 frame's text (no ';;' in the canned traffic). */
+static const char *field2(const char *text, const char *key, size_t *len)
+{
+    size_t k = strlen(key);
+    for (const char *f = text; *f; f += strcspn(f, ";") + (f[strcspn(f, ";")] != 0)) {
+        if (strncmp(f, key, k) == 0 && f[k] == '=') {
+            *len = strcspn(f + k + 1, ";");
+            return f + k + 1;
+        }
+    }
+    *len = 0;
+    return "";
+}
+
+/* One PMI-2 frame's text (NUL-terminated) → one framed reply in `out`. */
+static size_t answer2(const char *text)
+{
+    char body[BUFSZ + 128];
+    size_t clen, klen;
+    const char *cmd = field2(text, "cmd", &clen), *key = field2(text, "key", &klen);
+#define IS(name) (clen == strlen(name) && strncmp(cmd, name, clen) == 0)
+    int n;
+    if (IS("kvs-get") && klen >= 7 && starts(key, "missing"))
+        n = sprintf(body, "cmd=kvs-get-response;found=FALSE;rc=0;");
+    else if (IS("kvs-get"))
+        n = sprintf(body, "cmd=kvs-get-response;found=TRUE;value=%s;rc=0;", value2);
+    else if (IS("kvs-put"))
+        n = sprintf(body, "cmd=kvs-put-response;rc=0;");
+    else if (IS("kvs-fence"))
+        n = sprintf(body, "cmd=kvs-fence-response;rc=0;");
+    else if (IS("fullinit"))
+        n = sprintf(body, "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=0;size=1;"
+                          "appnum=0;debugged=FALSE;pmiverbose=FALSE;rc=0;");
+    else if (IS("job-getid"))
+        n = sprintf(body, "cmd=job-getid-response;jobid=kvs_bench_0;rc=0;");
+    else if (IS("info-getjobattr") && klen == 19 && starts(key, "PMI_process_mapping"))
+        n = sprintf(body, "cmd=info-getjobattr-response;found=TRUE;value=%s;rc=0;", mapping);
+    else if (IS("info-getjobattr") || IS("info-getnodeattr"))
+        n = sprintf(body, "cmd=%.*s-response;found=FALSE;rc=0;", (int)clen, cmd);
+    else if (IS("finalize"))
+        n = sprintf(body, "cmd=finalize-response;rc=0;");
+    else {
+        fprintf(stderr, "canned_server: no canned answer for \"%.200s\"\n", text);
+        n = sprintf(body, "cmd=%.*s-response;rc=1;", (int)clen, cmd);
+    }
+#undef IS
+    return (size_t)sprintf(out, "%-6d%s", n, body);
+}
+
+/* Answer every whole PMI-2 frame at the front of p->buf; returns the bytes used. */
+static size_t serve_frames(struct peer *p)
+{
+    size_t used = 0;
+    while (p->len - used >= 6) {
+        char prefix[7];
+        memcpy(prefix, p->buf + used, 6);
+        prefix[6] = 0;
+        size_t n = (size_t)atol(prefix);
+        if (p->len - used < 6 + n)
+            break;
+        char save = p->buf[used + 6 + n];
+        p->buf[used + 6 + n] = 0;
+        p->lines++;
+        size_t m = answer2(p->buf + used + 6);
+        p->buf[used + 6 + n] = save;
+        write_all(p->fd, out, m);
+        used += 6 + n;
+    }
+    return used;
+}
+
+/* Read what is there and answer every whole line (or frame). */
 static void serve(struct peer *p)
 {
     ssize_t n = read(p->fd, p->buf + p->len, BUFSZ - 1 - p->len);
@@ -124,7 +205,8 @@ static void serve(struct peer *p)
     }
     p->len += (size_t)n;
     char *start = p->buf, *nl;
-    while ((nl = memchr(start, '\n', p->len - (size_t)(start - p->buf))) != NULL) {
+    while (!p->framed &&
+           (nl = memchr(start, '\n', p->len - (size_t)(start - p->buf))) != NULL) {
         *nl = 0;
         p->lines++;
         size_t m = answer(p, start);
@@ -133,6 +215,11 @@ static void serve(struct peer *p)
     }
     p->len -= (size_t)(start - p->buf);
     memmove(p->buf, start, p->len);
+    if (p->framed) {
+        size_t used = serve_frames(p);
+        p->len -= used;
+        memmove(p->buf, p->buf + used, p->len);
+    }
     if (p->len == BUFSZ - 1) {
         fprintf(stderr, "canned_server: request line too long\n");
         p->len = 0;
@@ -159,6 +246,10 @@ int main(int argc, char **argv)
     value = getenv("BENCH_VALUE");
     if (!value)
         value = "tcp://10.0.0.1:40001;shm:/dev/shm/mpich-bench-0;pid-slot=00000007";
+    snprintf(value2, sizeof value2, "%s", value);
+    for (char *c = value2; *c; c++)
+        if (*c == ';')
+            *c = ',';
     mapping = getenv("BENCH_MAPPING");
     if (!mapping)
         mapping = "(vector,(0,1,1))";

@@ -10,10 +10,14 @@
  *
  * The raw client is the least a lock-step client can do: one preformatted write, then
  * read until the newline. The library gets the same keys and values, preformatted too,
- * and sends the same bytes. */
+ * and sends the same bytes.
+ *
+ * Built with -DBENCH_PMI2 (pmi_bench2) it measures libpmi2.so.0 the same way, overhead
+ * only: the PMI-2 calls (PMI2_KVS_Get with the source-rank hint, PMI2_KVS_Put,
+ * PMI2_KVS_Fence) against a raw client writing the same preformatted frames and reading
+ * each framed reply. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pmi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +25,15 @@
 #include <unistd.h>
 
 #define KVS "kvs_bench_0"
-#define CARD "tcp://10.0.0.1:40001;shm:/dev/shm/mpich-bench-0;pid-slot=00000007"
 #define VALMAX 1024
+#ifdef BENCH_PMI2
+#include <pmi2.h>
+/* A PMI-2 value holds no ';' (servers cut at it): the same card with commas. */
+#define CARD "tcp://10.0.0.1:40001,shm:/dev/shm/mpich-bench-0,pid-slot=00000007"
+#else
+#include <pmi.h>
+#define CARD "tcp://10.0.0.1:40001;shm:/dev/shm/mpich-bench-0;pid-slot=00000007"
+#endif
 
 enum op { GET, PUT, BARRIER, CACHED, MISSING, NOPS };
 static const char *op_name[NOPS] = {"get", "put", "barrier", "getcached", "getmissing"};
@@ -44,9 +55,10 @@ static long long now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* One raw round trip: one write of the preformatted line, read until the newline. */
+/* One raw round trip: one write of the preformatted request, then read the reply: up to
+ * the newline, or (framed, PMI-2) the six-character length and that many bytes. */
 static char rbuf[65536];
-static size_t raw_rt(const char *line, size_t len)
+static size_t raw_rt_as(const char *line, size_t len, int framed)
 {
     if (write(rawfd, line, len) != (ssize_t)len)
         die("raw write failed");
@@ -58,13 +70,77 @@ static size_t raw_rt(const char *line, size_t len)
                 continue;
             die("raw read failed");
         }
-        if (memchr(rbuf + got, '\n', (size_t)n)) {
+        if (!framed && memchr(rbuf + got, '\n', (size_t)n)) {
             rbuf[got + (size_t)n] = 0;
             return got + (size_t)n;
         }
         got += (size_t)n;
+        if (framed && got >= 6 && got >= 6 + (size_t)atoi(rbuf)) {
+            rbuf[got] = 0;
+            return got;
+        }
     }
 }
+
+#ifdef BENCH_PMI2
+#define raw_rt(line, len) raw_rt_as(line, len, 1)
+
+static void lib_init(void)
+{
+    int spawned, size, rank, appnum;
+    if (PMI2_Init(&spawned, &size, &rank, &appnum) != PMI2_SUCCESS)
+        die("PMI2_Init failed");
+    if (PMI2_Job_GetId(kvsname, sizeof kvsname) != PMI2_SUCCESS)
+        die("PMI2_Job_GetId failed");
+    if (strcmp(kvsname, KVS) != 0)
+        die("unexpected job id");
+    const char *fd = getenv("BENCH_RAW_FD");
+    if (!fd)
+        die("BENCH_RAW_FD not set: run under canned_server");
+    rawfd = atoi(fd);
+    /* The raw connection speaks PMI-2 from its first line on. */
+    static const char init[] = "cmd=init pmi_version=2 pmi_subversion=0\n";
+    raw_rt_as(init, sizeof init - 1, 0);
+}
+
+/* The frame the library sends for one call. */
+static int format_request(char *line, size_t size, int op, const char *key)
+{
+    char body[152];
+    int m = op == PUT       ? snprintf(body, sizeof body, "cmd=kvs-put;key=%s;value=" CARD ";", key)
+            : op == BARRIER ? snprintf(body, sizeof body, "cmd=kvs-fence;")
+                            : snprintf(body, sizeof body,
+                                       "cmd=kvs-get;jobid=" KVS ";srcid=0;key=%s;", key);
+    return snprintf(line, size, "%-6d%s", m, body);
+}
+
+static void lib_op(int op, const char *key)
+{
+    int rc, len;
+    switch (op) {
+    case GET:
+    case CACHED:
+    case MISSING:
+        rc = PMI2_KVS_Get(NULL, 0, key, value, VALMAX, &len);
+        break;
+    case PUT:
+        rc = PMI2_KVS_Put(key, CARD);
+        break;
+    default:
+        rc = PMI2_KVS_Fence();
+        break;
+    }
+    if (op == MISSING && rc == PMI2_ERR_INVALID_KEY)
+        return;
+    if (rc != PMI2_SUCCESS) {
+        fprintf(stderr, "pmi_bench: %s of %s: rc %d\n", op_name[op], key, rc);
+        exit(1);
+    }
+}
+
+#define lib_finalize PMI2_Finalize
+#else
+#define raw_rt(line, len) raw_rt_as(line, len, 0)
 
 static void lib_init(void)
 {
@@ -81,45 +157,15 @@ static void lib_init(void)
     rawfd = atoi(fd);
 }
 
-/* Keys and raw request lines for one batch, formatted before the clock starts. */
-struct batch {
-    int n;
-    char (*key)[32];
-    char (*line)[160];
-    size_t *len;
-};
-
-static void prepare(struct batch *b, enum op op, const char *tag, int n)
+/* The line the library sends for one call. */
+static int format_request(char *line, size_t size, int op, const char *key)
 {
-    for (int i = 0; i < n; i++) {
-        switch (op) {
-        case GET:
-            snprintf(b->key[i], 32, "g%s_%d", tag, i);
-            break;
-        case PUT:
-            snprintf(b->key[i], 32, "p%s_%d", tag, i);
-            break;
-        case MISSING:
-            snprintf(b->key[i], 32, "missing%s_%d", tag, i);
-            break;
-        default:
-            snprintf(b->key[i], 32, "cached");
-            break;
-        }
-        int m;
-        if (op == PUT)
-            m = snprintf(b->line[i], 160, "cmd=put kvsname=" KVS " key=%s value=" CARD "\n",
-                         b->key[i]);
-        else if (op == BARRIER)
-            m = snprintf(b->line[i], 160, "cmd=barrier_in\n");
-        else
-            m = snprintf(b->line[i], 160, "cmd=get kvsname=" KVS " key=%s\n", b->key[i]);
-        b->len[i] = (size_t)m;
-    }
-    b->n = n;
+    return op == PUT ? snprintf(line, size, "cmd=put kvsname=" KVS " key=%s value=" CARD "\n", key)
+           : op == BARRIER ? snprintf(line, size, "cmd=barrier_in\n")
+                           : snprintf(line, size, "cmd=get kvsname=" KVS " key=%s\n", key);
 }
 
-static void lib_op(enum op op, const char *key)
+static void lib_op(int op, const char *key)
 {
     int rc;
     switch (op) {
@@ -143,8 +189,42 @@ static void lib_op(enum op op, const char *key)
     }
 }
 
+#define lib_finalize PMI_Finalize
+#endif
+
+/* Keys and raw request lines for one batch, formatted before the clock starts. */
+struct batch {
+    int n;
+    char (*key)[32];
+    char (*line)[160];
+    size_t *len;
+};
+
+static void prepare(struct batch *b, int op, const char *tag, int n)
+{
+    for (int i = 0; i < n; i++) {
+        switch (op) {
+        case GET:
+            snprintf(b->key[i], 32, "g%s_%d", tag, i);
+            break;
+        case PUT:
+            snprintf(b->key[i], 32, "p%s_%d", tag, i);
+            break;
+        case MISSING:
+            snprintf(b->key[i], 32, "missing%s_%d", tag, i);
+            break;
+        default:
+            snprintf(b->key[i], 32, "cached");
+            break;
+        }
+        int m = format_request(b->line[i], 160, op, b->key[i]);
+        b->len[i] = (size_t)m;
+    }
+    b->n = n;
+}
+
 /* ns per operation for one batch. */
-static double run_lib(enum op op, const struct batch *b)
+static double run_lib(int op, const struct batch *b)
 {
     long long t0 = now_ns();
     for (int i = 0; i < b->n; i++)
@@ -222,10 +302,11 @@ static int overhead(int rounds, int n)
                op_name[op], median(raw[op], rounds), median(lib[op], rounds),
                median(ratio[op], rounds), rmin, rmax);
     }
-    PMI_Finalize();
+    lib_finalize();
     return 0;
 }
 
+#ifndef BENCH_PMI2
 /* N operations of one kind after a warm-up of the same kind: for strace -c and for
  * valgrind's heap summary, run at two values of N; the difference is per operation. */
 static int count(const char *what, int n)
@@ -257,11 +338,7 @@ static int count(const char *what, int n)
             else
                 snprintf(key, sizeof key, "%s%s%d", prefix, phase ? "" : "w", i);
             if (is_raw) {
-                int m = op == PUT ? snprintf(line, sizeof line,
-                                             "cmd=put kvsname=" KVS " key=%s value=" CARD "\n", key)
-                      : op == BARRIER ? snprintf(line, sizeof line, "cmd=barrier_in\n")
-                                      : snprintf(line, sizeof line,
-                                                 "cmd=get kvsname=" KVS " key=%s\n", key);
+                int m = format_request(line, sizeof line, op, key);
                 raw_rt(line, (size_t)m);
             } else if (missing) {
                 if (PMI_KVS_Get(kvsname, key, value, VALMAX) != PMI_ERR_INVALID_KEY)
@@ -337,6 +414,8 @@ static int clique_bench(void)
     return 0;
 }
 
+#endif
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -344,6 +423,10 @@ int main(int argc, char **argv)
         lib_init();
         return overhead(atoi(argv[2]), atoi(argv[3]));
     }
+#ifdef BENCH_PMI2
+    fprintf(stderr, "usage: pmi_bench2 overhead ROUNDS N\n");
+    return 2;
+#else
     if (argc >= 4 && strcmp(argv[1], "count") == 0) {
         lib_init();
         return count(argv[2], atoi(argv[3]));
@@ -354,4 +437,5 @@ int main(int argc, char **argv)
         return clique_bench();
     fprintf(stderr, "usage: pmi_bench overhead ROUNDS N | count OP N | init | clique\n");
     return 2;
+#endif
 }

@@ -62,32 +62,40 @@ row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
 NOTES=()
 
 #--------------------------------------------------------------------------------------
-# 1. Client overhead against the canned server.
-say "1/6 client overhead: $ROUNDS rounds x $N operations, raw and library interleaved"
-canned "$BIN/pmi_bench" overhead "$ROUNDS" "$N" >"$LOG/overhead.txt" 2>"$LOG/overhead.err" ||
-    say "overhead run failed (see $LOG/overhead.err)"
-ov() { grep "^op=$1 " "$LOG/overhead.txt" | field "$2"; }
-for op in get put barrier getmissing; do
-    raw=$(ov "$op" raw_ns) lib=$(ov "$op" lib_ns) r=$(ov "$op" ratio)
-    q1=$(ov "$op" ratio_q1) q3=$(ov "$op" ratio_q3)
-    case $op in
-        get) what='`PMI_KVS_Get`, distinct keys (each grows the cache)';;
-        put) what='`PMI_KVS_Put`, distinct keys (each grows the put-once record)';;
-        barrier) what='`PMI_Barrier`';;
-        getmissing) what='`PMI_KVS_Get` of a missing key (the whole get path, no cache growth)';;
-    esac
-    row "$what: time per call (canned server)" "$(fmt "$raw" %.0f) ns" "$(fmt "$lib" %.0f) ns" \
-        "$(fmt "$r" %.3f)× (IQR $(fmt "$q1" %.3f)–$(fmt "$q3" %.3f))" "≤ 1.02× raw" "$(ok le "$r" 1.02)"
-done
-c_raw=$(ov getcached raw_ns) c_lib=$(ov getcached lib_ns) c_x=$(ov getcached ratio)
-row '`PMI_KVS_Get` of a cached key: time per call' "$(fmt "$c_raw" %.0f) ns (a round trip)" \
-    "$(fmt "$c_lib" %.0f) ns" "$(fmt "$c_x" %.0f)× faster" "≥ 100× faster than a round trip" \
-    "$(ok le 100 "$c_x")"
+# 1. Client overhead against the canned server: PMI-1 (pmi_bench, libpmi.so.0), then
+#    PMI-2 (pmi_bench2, libpmi2.so.0) against a raw client writing PMI-2 frames.
+# overhead PROGRAM FILE GET PUT BARRIER: the rows of one run (the calls' names given).
+overhead() {
+    local prog=$1 file=$2 get=$3 put=$4 barrier=$5 op raw lib r q1 q3 what
+    canned "$BIN/$prog" overhead "$ROUNDS" "$N" >"$LOG/$file.txt" 2>"$LOG/$file.err" ||
+        say "$prog overhead run failed (see $LOG/$file.err)"
+    ov() { grep "^op=$1 " "$LOG/$file.txt" | field "$2"; }
+    for op in get put barrier getmissing; do
+        raw=$(ov "$op" raw_ns) lib=$(ov "$op" lib_ns) r=$(ov "$op" ratio)
+        q1=$(ov "$op" ratio_q1) q3=$(ov "$op" ratio_q3)
+        case $op in
+            get) what="\`$get\`, distinct keys (each grows the cache)";;
+            put) what="\`$put\`, distinct keys (each grows the put-once record)";;
+            barrier) what="\`$barrier\`";;
+            getmissing) what="\`$get\` of a missing key (the whole get path, no cache growth)";;
+        esac
+        row "$what: time per call (canned server)" "$(fmt "$raw" %.0f) ns" "$(fmt "$lib" %.0f) ns" \
+            "$(fmt "$r" %.3f)× (IQR $(fmt "$q1" %.3f)–$(fmt "$q3" %.3f))" "≤ 1.02× raw" "$(ok le "$r" 1.02)"
+    done
+    raw=$(ov getcached raw_ns) lib=$(ov getcached lib_ns) r=$(ov getcached ratio)
+    row "\`$get\` of a cached key: time per call" "$(fmt "$raw" %.0f) ns (a round trip)" \
+        "$(fmt "$lib" %.0f) ns" "$(fmt "$r" %.0f)× faster" "≥ 100× faster than a round trip" \
+        "$(ok le 100 "$r")"
+}
+say "1/7 client overhead: $ROUNDS rounds x $N operations, raw and library interleaved"
+overhead pmi_bench overhead PMI_KVS_Get PMI_KVS_Put PMI_Barrier
+say "2/7 the same for libpmi2.so.0 (PMI-2 frames)"
+overhead pmi_bench2 overhead2 PMI2_KVS_Get PMI2_KVS_Put PMI2_KVS_Fence
 
 #--------------------------------------------------------------------------------------
 # 2. System calls per operation (strace -f -c on the client only; the canned server
 #    runs strace, so it is not traced itself).
-say "2/6 system calls per operation (strace, $N1 and $N2 operations)"
+say "3/7 system calls per operation (strace, $N1 and $N2 operations)"
 SYSCALLS_OK=0
 if have_tool strace; then
     SYSCALLS_OK=1
@@ -122,7 +130,7 @@ fi
 
 #--------------------------------------------------------------------------------------
 # 3. Heap allocations per operation in steady state (valgrind's heap summary).
-say "3/6 heap allocations per operation (valgrind, $N1 and $N2 operations)"
+say "4/7 heap allocations per operation (valgrind, $N1 and $N2 operations)"
 if have_tool valgrind; then
     allocs() { # op n -> total allocs of the client process
         canned valgrind --leak-check=no "$BIN/pmi_bench" count "$1" "$2" \
@@ -149,7 +157,7 @@ fi
 
 #--------------------------------------------------------------------------------------
 # 4. PMI_Init round trips and time; the clique of a rank in a million-rank mapping.
-say "4/6 PMI_Init and clique ($RUNS runs each)"
+say "5/7 PMI_Init and clique ($RUNS runs each)"
 for i in $(seq "$RUNS"); do canned "$BIN/pmi_bench" init; done >"$LOG/init.txt" 2>"$LOG/init.err"
 lines_max=$(sed -n 's/.*init_lines=\([0-9]*\).*/\1/p' "$LOG/init.txt" | sort -n | tail -n 1)
 init_ns=$(sed -n 's/.*init_ns=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
@@ -176,7 +184,7 @@ row 'Clique of rank 1000000 in `(vector,(0,4096,256))`, 1048576 ranks: first `PM
 
 #--------------------------------------------------------------------------------------
 # 5. Wire-up under Hydra: the MPI_Init pattern, library against the minimal C client.
-say "5/6 wire-up under Hydra: n = $SIZES, one node and two simulated nodes, $REPS repetitions"
+say "6/7 wire-up under Hydra: n = $SIZES, one node and two simulated nodes, $REPS repetitions"
 if command -v "$MPIEXEC" >/dev/null; then
     # One job: prints the largest wire-up time over the ranks, or "error".
     job() { # client n layout
@@ -217,7 +225,7 @@ fi
 #--------------------------------------------------------------------------------------
 # 6. Wire-up under Slurm: this library through its PMIx backend (srun --mpi=pmix) against
 #    the same program through the PMI-1 wire (srun --mpi=pmi2), jobs alternating.
-say "6/6 wire-up under Slurm: srun --mpi=pmix against --mpi=pmi2, n = $SIZES, $REPS repetitions"
+say "7/7 wire-up under Slurm: srun --mpi=pmix against --mpi=pmi2, n = $SIZES, $REPS repetitions"
 # Stop the private Slurm afterwards only if this run starts it.
 slurm_dir=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}
 slurm_was_up=no
@@ -293,6 +301,10 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   get is a round trip and the cache grows); the cached get repeats one key already read.
   Times are the medians over rounds; the ratio is the median of the per-round ratios
   (library/raw; for the cached get, raw round trip/cached call), with its interquartile range.
+  \`pmi_bench2\` is the same program built for \`libpmi2.so.0\` (\`-DBENCH_PMI2\`): PMI-2
+  calls (\`PMI2_KVS_Get\` with the source-rank hint, \`PMI2_KVS_Put\`, \`PMI2_KVS_Fence\`)
+  against a raw client that writes the same preformatted frames and reads each framed
+  reply; the canned server answers PMI-2 frames as Hydra 4.0.2 does.
 - **System calls**: \`strace -f -c\` on \`pmi_bench count OP N\` (init, a warm-up of 100
   operations, N operations, finalize) for N = $N1 and $N2; the difference divided by
   $((N2 - N1)), per system call. The reference column is the raw client doing the same.

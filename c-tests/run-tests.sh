@@ -70,6 +70,7 @@ for nodes in "${layouts[@]}"; do
     run_expected "pmi2-validation-n4$s" "pmi2-validation$s" 0 -- "${L[@]}" "$b/pmi2_validation"
     run_expected "pmi2-names-n4$s" pmi2-names 0 -- "${L[@]}" "$b/pmi2_names"
     run_expected "pmi2-ring-n4$s" pmi2-ring 0 -- "${L[@]}" "$b/pmi2_ring"
+    run_expected "pmi2-threads-n4$s" pmi2-threads 0 -- "${L[@]}" "$b/pmi2_threads" 2000
     launcher "$K" 2 "$nodes"
     run_expected "pmi2-spawn-n2$s" pmi2-spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$b/pmi2_spawn"
 done

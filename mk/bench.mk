@@ -7,7 +7,7 @@
 BENCH_BIN    := $(BUILD)/bench
 BENCH_CFLAGS := -std=gnu99 $(CWARN) -O2
 BENCH_TARGET := $(CURDIR)/$(BUILD)/bench-target
-BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench wireup_lib wireup_raw)
+BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench pmi_bench2 wireup_lib wireup_raw)
 
 .PHONY: bench bench-build
 
@@ -25,6 +25,11 @@ $(BENCH_BIN)/canned_server: bench/canned_server.c
 $(BENCH_BIN)/wireup_raw: bench/wireup_raw.c bench/wireup.h c-tests/check.h
 	mkdir -p $(BENCH_BIN)
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+# The PMI-2 overhead bench: pmi_bench.c for libpmi2.so.0.
+$(BENCH_BIN)/pmi_bench2: bench/pmi_bench.c include/pmi2.h $(LIB)/libpmi2.so.0
+	mkdir -p $(BENCH_BIN)
+	$(CC) $(BENCH_CFLAGS) -DBENCH_PMI2 -Iinclude -o $@ $< -L$(LIB) -lpmi2
 
 $(BENCH_BIN)/%: bench/%.c bench/wireup.h c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(BENCH_BIN)

@@ -59,7 +59,7 @@ launcher_expect() {
             # Its proxy exits at a PMI-2 client's first line (Slurm's libpmi2.so.0 too):
             # shown once, the other PMI-2 programs are not run.
             LAUNCHER_DEV[pmi2-exchange]='pmi2-unsupported|141|exited abnormally'
-            UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-names pmi2-ring pmi2-spawn"
+            UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-names pmi2-ring pmi2-spawn pmi2-threads"
             ;;
         srun)
             EXPECT_APPNUM=-1
