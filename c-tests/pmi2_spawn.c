@@ -25,9 +25,12 @@ static int child(int argc, char **argv)
     CHECK_RC(PMI2_KVS_Get(NULL, PMI2_ID_NULL, "parent-key", value, sizeof value, &len),
              PMI2_SUCCESS);
     CHECK(strcmp(value, "parent-value") == 0);
+    /* The verdict carries this job's id, which the parent compares with jobId. */
+    char id[256], verdict[300];
+    CHECK_RC(PMI2_Job_GetId(id, sizeof id), PMI2_SUCCESS);
+    snprintf(verdict, sizeof verdict, "%s:%s", check_failures ? "fail" : "ok", id);
     snprintf(service, sizeof service, "verdict2-%s-%d", argv[1], rank);
-    CHECK_RC(PMI2_Nameserv_publish(service, NULL, check_failures ? "fail" : "ok"),
-             PMI2_SUCCESS);
+    CHECK_RC(PMI2_Nameserv_publish(service, NULL, verdict), PMI2_SUCCESS);
     CHECK_RC(PMI2_Finalize(), PMI2_SUCCESS);
     return check_done();
 }
@@ -51,7 +54,7 @@ int main(int argc, char **argv)
         int argcs[] = {2}, maxprocs[] = {2}, sizes[] = {0}, errors[2] = {-9, -9};
         MPID_Info pp = {0, 0, 0, NULL, (char *)"parent-key", (char *)"parent-value"};
         const MPID_Info *preput[] = {&pp};
-        char jobid[256];
+        char jobid[256] = "unset";
         CHECK_RC(PMI2_Job_Spawn(0, cmds, argcs, argvs, maxprocs, sizes, NULL, 1, preput, jobid,
                                 sizeof jobid, errors),
                  PMI2_ERR_INVALID_NUM_ARGS);
@@ -62,8 +65,11 @@ int main(int argc, char **argv)
         } else {
             CHECK_RC(rc, PMI2_SUCCESS);
             CHECK(errors[0] == 0 && errors[1] == 0);
+            /* The new job's id, where the server says it (MPICH 5.0.2's Hydra does not). */
+            CHECK_DEV(jobid[0] != '\0', "spawn-jobid-unknown",
+                      "PMI2_Job_Spawn gave no job id: the server sends none");
             for (int r = 0; r < 2 && rc == PMI2_SUCCESS; r++) {
-                char service[64], port[64];
+                char service[64], port[320];
                 snprintf(service, sizeof service, "verdict2-%s-%d", tag, r);
                 int got = PMI2_FAIL;
                 for (int tries = 0; tries < 6000 && got != PMI2_SUCCESS; tries++) {
@@ -74,7 +80,11 @@ int main(int argc, char **argv)
                     }
                 }
                 CHECK_RC(got, PMI2_SUCCESS);
-                CHECK(got == PMI2_SUCCESS && strcmp(port, "ok") == 0);
+                CHECKF(got == PMI2_SUCCESS && strncmp(port, "ok:", 3) == 0,
+                       "child %d says \"%s\"", r, port);
+                CHECKF(jobid[0] == '\0' || strcmp(port + 3, jobid) == 0,
+                       "child %d has job id \"%s\", PMI2_Job_Spawn said \"%s\"", r, port + 3,
+                       jobid);
             }
         }
         CHECK_RC(PMI2_KVS_Put("spawn-done", "yes"), PMI2_SUCCESS);

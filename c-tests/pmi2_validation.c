@@ -90,6 +90,12 @@ int main(void)
              PMI2_ERR_INVALID_ARG);
     CHECK_RC(PMI2_Job_GetId(small, 1), PMI2_ERR_INVALID_LENGTH);
     CHECK_RC(PMI2_Info_GetJobAttr("universeSize", small, 0, &found), PMI2_ERR_INVALID_LENGTH);
+    /* No server has job-connect (Slurm's logs "not implemented" and never answers,
+     * Hydra ends the job on a command it does not know): refused, nothing sent. */
+    PMI2_Connect_comm_t conn;
+    memset(&conn, 0, sizeof conn);
+    CHECK_RC(PMI2_Job_Connect("another-job", &conn), PMI2_FAIL);
+    CHECK_RC(PMI2_Job_Disconnect("another-job"), PMI2_FAIL);
     /* The connection still works. */
     REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS);
 

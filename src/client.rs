@@ -326,13 +326,14 @@ impl Client {
     }
 
     /// Start the commands, after every validity rule. `errors` has a slot per process
-    /// requested: each is 0 or the process manager's code for that process.
+    /// requested: each is 0 or the process manager's code for that process. The new
+    /// job's id when the server gives one.
     pub fn spawn(
         &mut self,
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
         errors: &mut [i32],
-    ) -> PmiResult<()> {
+    ) -> PmiResult<Option<Vec<u8>>> {
         wire::check_spawn(commands, preput, self.maxes.key, self.maxes.value)?;
         self.backend.spawn(commands, preput, errors)
     }

@@ -100,7 +100,7 @@ pub unsafe extern "C" fn PMI_Spawn_multiple(
             let slots = usize::try_from(total).map_err(|_| PmiError::InvalidSize)?;
             // SAFETY: non-NULL, and the caller promises a slot per process requested.
             let errors = unsafe { std::slice::from_raw_parts_mut(errors, slots) };
-            state::with_client(|c| c.spawn(&commands, &preput, errors))
+            state::with_client(|c| c.spawn(&commands, &preput, errors)).map(drop)
         },
     )
 }

@@ -119,7 +119,7 @@ impl Backend for Local {
         _commands: &[SpawnCommand<'_>],
         _preput: &[(&[u8], &[u8])],
         _errors: &mut [i32],
-    ) -> PmiResult<()> {
+    ) -> PmiResult<Option<Vec<u8>>> {
         Err(no_manager("PMI_Spawn_multiple"))
     }
 

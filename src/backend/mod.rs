@@ -58,13 +58,14 @@ pub trait Backend: Send {
     fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()>;
     fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()>;
     fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]>;
-    /// Start the commands; `errors` has a slot per process requested.
+    /// Start the commands; `errors` has a slot per process requested. The new job's id
+    /// when the server gives one (Slurm's PMI-2 plugin, PMIx), else `None`.
     fn spawn(
         &mut self,
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
         errors: &mut [i32],
-    ) -> PmiResult<()>;
+    ) -> PmiResult<Option<Vec<u8>>>;
     /// Leave the job. The backend is dropped afterwards.
     fn finalize(&mut self) -> PmiResult<()>;
     /// PMI-2: the value of `key` with a hint of which rank put it (the wire passes it on).

@@ -470,7 +470,7 @@ impl Backend for Pmix {
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
         errors: &mut [i32],
-    ) -> PmiResult<()> {
+    ) -> PmiResult<Option<Vec<u8>>> {
         // Written whole even without pairs: the children must not read a grandparent's.
         let mut env = vec![
             [format!("{PARENT}=").as_bytes(), self.me.nspace()].concat(),
@@ -519,7 +519,7 @@ impl Backend for Pmix {
                     nspace.escape_ascii()
                 ));
                 errors.fill(0);
-                Ok(())
+                Ok(Some(nspace))
             }
             Err(rc) => Err(self.failed("PMIx_Spawn", rc)),
         }

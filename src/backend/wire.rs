@@ -267,7 +267,7 @@ impl Backend for Wire {
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
         errors: &mut [i32],
-    ) -> PmiResult<()> {
+    ) -> PmiResult<Option<Vec<u8>>> {
         let (key_max, value_max) = (self.maxes.key, self.maxes.value);
         wire::encode_spawn(&mut self.request, commands, preput, key_max, value_max)?;
         let reply = self.conn.call(&self.request, b"spawn_result")?;
@@ -276,10 +276,10 @@ impl Backend for Wire {
         }
         errors.fill(0);
         match reply.field(b"errcodes") {
-            None => Ok(()),
-            Some(codes) => {
-                wire::parse_errcodes(codes, errors).ok_or_else(|| server_error("spawn", reply))
-            }
+            None => Ok(None),
+            Some(codes) => wire::parse_errcodes(codes, errors)
+                .map(|()| None)
+                .ok_or_else(|| server_error("spawn", reply)),
         }
     }
 

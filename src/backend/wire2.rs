@@ -313,13 +313,14 @@ impl Backend for Wire2 {
     }
 
     /// One `cmd=spawn` with every command as a `subcmd` group, as MPICH's and Slurm's
-    /// servers read it; `spawn-response` gives `rc` and, per process, `errcodes`.
+    /// servers read it; `spawn-response` gives `rc`, per process `errcodes`, and (Slurm)
+    /// the new job's `jobid`.
     fn spawn(
         &mut self,
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
         errors: &mut [i32],
-    ) -> PmiResult<()> {
+    ) -> PmiResult<Option<Vec<u8>>> {
         let texts: Vec<String> = std::iter::once(commands.len().to_string())
             .chain(std::iter::once(preput.len().to_string()))
             .collect();
@@ -369,12 +370,13 @@ impl Backend for Wire2 {
         }
         let reply = self.call("PMI2_Job_Spawn", "spawn", &fields)?;
         errors.fill(0);
-        match reply.get(b"errcodes") {
-            None => Ok(()),
-            Some(codes) => {
-                wire::parse_errcodes(codes, errors).ok_or_else(|| refused("PMI2_Job_Spawn", &reply))
-            }
+        if let Some(codes) = reply.get(b"errcodes") {
+            wire::parse_errcodes(codes, errors).ok_or_else(|| refused("PMI2_Job_Spawn", &reply))?;
         }
+        Ok(reply
+            .get(b"jobid")
+            .filter(|id| !id.is_empty())
+            .map(<[u8]>::to_vec))
     }
 
     /// `cmd=finalize`, answered by `finalize-response`.
