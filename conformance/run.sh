@@ -92,7 +92,14 @@ END {
     # The job as a whole: every rank finished, the launcher exited 0.
     ndone = 0; for (r in done) ndone++
     add_test("all-ranks")
-    if (size > 0 && ndone == size && cstatus == 0) {
+    # Where the server never answers a get of a missing key, the processes leave with it
+    # pending, without finalize: a launcher may then report failure (the Hydra of MPICH 5.0.2
+    # does, at times). Their "done" lines are what counts there.
+    waits = ("get-missing-waits" in dev)
+    if (size > 0 && ndone == size && waits) {
+        tkind["all-ranks"] = "PASS"
+        ttext["all-ranks"] = "every one of the " size " processes ran every test; they left with a get pending (get-missing-waits), the launcher exited " cstatus
+    } else if (size > 0 && ndone == size && cstatus == 0) {
         tkind["all-ranks"] = "PASS"
         ttext["all-ranks"] = "every one of the " size " processes ran every test and finalized; the launcher exited 0"
     } else {
@@ -101,7 +108,7 @@ END {
     }
     npdone = 0; for (r in pdone) npdone++
     # (A launcher with no PMI-1 wire, a PMIx one, has nothing to probe: the probe SKIPs.)
-    if ((npdone != size || pstatus != 0) && !("probe-incomplete" in dev) && tkind["probe"] != "SKIP") {
+    if ((npdone != size || (pstatus != 0 && !waits)) && !("probe-incomplete" in dev) && tkind["probe"] != "SKIP") {
         dorder[++nd] = "probe-incomplete"
         dev["probe-incomplete"] = "the raw wire probe finished on " npdone " of " size " processes, the launcher exited " pstatus " (see " logs "/" probe ".err)"
     }
