@@ -4,12 +4,13 @@
  *
  *   canned_server [-s CPU] [-c CPU] -- PROGRAM ARGS...
  *
- * Makes two socketpairs, forks, and in the child sets PMI_FD (the library's
- * connection), BENCH_RAW_FD (the raw client's connection), PMI_RANK/PMI_SIZE (0 and 1
+ * Makes three socketpairs, forks, and in the child sets PMI_FD (the library's
+ * connection), BENCH_RAW_FD (the raw client's connection), BENCH_REF_FD (a reference
+ * client library's: MPICH's simple client), PMI_RANK/PMI_SIZE (0 and 1
  * unless already set), pins itself to CPU -c and execs PROGRAM (which may be strace or
  * valgrind wrapping the client, so the server itself is never traced). The parent pins
  * itself to CPU -s and serves both connections until both close; it exits with the
- * child's status.
+ * child's status. All three connections get the same answers.
  *
  * Environment: BENCH_VALUE is the value every get answers (default: a 64-byte business
  * card); BENCH_MAPPING the value of PMI_process_mapping (default (vector,(0,1,1))).
@@ -43,7 +44,8 @@ struct peer {
     int framed; /* PMI-2 after its init line */
 };
 
-static struct peer peers[2]; /* 0: the library (PMI_FD), 1: the raw client */
+#define NPEERS 3
+static struct peer peers[NPEERS]; /* the library (PMI_FD), the raw client, the reference */
 static const char *value, *mapping;
 static char value2[BUFSZ]; /* value for PMI-2: no ';' */
 static char out[BUFSZ + 256];
@@ -254,11 +256,12 @@ int main(int argc, char **argv)
     if (!mapping)
         mapping = "(vector,(0,1,1))";
 
-    int lib[2], raw[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM, 0, lib) || socketpair(AF_UNIX, SOCK_STREAM, 0, raw)) {
-        perror("canned_server: socketpair");
-        return 1;
-    }
+    int sp[NPEERS][2];
+    for (int i = 0; i < NPEERS; i++)
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp[i])) {
+            perror("canned_server: socketpair");
+            return 1;
+        }
     signal(SIGPIPE, SIG_IGN);
     pid_t child = fork();
     if (child < 0) {
@@ -266,13 +269,14 @@ int main(int argc, char **argv)
         return 1;
     }
     if (child == 0) {
+        static const char *names[NPEERS] = {"PMI_FD", "BENCH_RAW_FD", "BENCH_REF_FD"};
         char num[32];
-        close(lib[0]), close(raw[0]);
         signal(SIGPIPE, SIG_DFL);
-        snprintf(num, sizeof num, "%d", lib[1]);
-        setenv("PMI_FD", num, 1);
-        snprintf(num, sizeof num, "%d", raw[1]);
-        setenv("BENCH_RAW_FD", num, 1);
+        for (int i = 0; i < NPEERS; i++) {
+            close(sp[i][0]);
+            snprintf(num, sizeof num, "%d", sp[i][1]);
+            setenv(names[i], num, 1);
+        }
         setenv("PMI_RANK", "0", 0);
         setenv("PMI_SIZE", "1", 0);
         pin(client_cpu);
@@ -280,24 +284,26 @@ int main(int argc, char **argv)
         perror("canned_server: exec");
         _exit(127);
     }
-    close(lib[1]), close(raw[1]);
     pin(server_cpu);
-    peers[0].fd = lib[0], peers[1].fd = raw[0];
-    peers[0].open = peers[1].open = 1;
-    while (peers[0].open || peers[1].open) {
-        struct pollfd pfd[2];
-        for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < NPEERS; i++) {
+        close(sp[i][1]);
+        peers[i].fd = sp[i][0];
+        peers[i].open = 1;
+    }
+    while (peers[0].open || peers[1].open || peers[2].open) {
+        struct pollfd pfd[NPEERS];
+        for (int i = 0; i < NPEERS; i++) {
             pfd[i].fd = peers[i].open ? peers[i].fd : -1;
             pfd[i].events = POLLIN;
             pfd[i].revents = 0;
         }
-        if (poll(pfd, 2, -1) < 0) {
+        if (poll(pfd, NPEERS, -1) < 0) {
             if (errno == EINTR)
                 continue;
             perror("canned_server: poll");
             break;
         }
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < NPEERS; i++)
             if (pfd[i].revents)
                 serve(&peers[i]);
     }

@@ -4,8 +4,10 @@
  *   pmi_bench overhead ROUNDS N   per round and per operation: N raw round trips and N
  *                                 library calls, in alternating order; medians
  *   pmi_bench count OP N          PMI_Init, a warm-up, then N operations of one kind
- *                                 (for strace and valgrind at two values of N)
- *   pmi_bench init                PMI_Init's time and the lines it sent
+ *                                 (for strace and valgrind at two values of N); OP
+ *                                 prefixed raw or ref: by the raw or reference client
+ *   pmi_bench init [raw-first]    PMI_Init's time, the lines it sent, its page faults, and
+ *                                 the raw client's two round trips after (or before) it
  *   pmi_bench clique              the first PMI_Get_clique_size + PMI_Get_clique_ranks
  *
  * The raw client is the least a lock-step client can do: one preformatted write, then
@@ -15,10 +17,16 @@
  * Built with -DBENCH_PMI2 (pmi_bench2) it measures libpmi2.so.0 the same way, overhead
  * only: the PMI-2 calls (PMI2_KVS_Get with the source-rank hint, PMI2_KVS_Put,
  * PMI2_KVS_Fence) against a raw client writing the same preformatted frames and reading
- * each framed reply. */
+ * each framed reply.
+ *
+ * With BENCH_REF_LIB naming another libpmi.so.0 (MPICH's simple client), the PMI-1
+ * overhead run measures it too, as a third client on its own connection (BENCH_REF_FD),
+ * loaded with dlopen(RTLD_DEEPBIND) so that its PMI_ symbols stay its own. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -190,6 +198,72 @@ static void lib_op(int op, const char *key)
 }
 
 #define lib_finalize PMI_Finalize
+
+/* The reference client library, when BENCH_REF_LIB names one. */
+static struct {
+    int (*init)(int *);
+    int (*get)(const char *, const char *, char *, int);
+    int (*put)(const char *, const char *, const char *);
+    int (*barrier)(void);
+    int (*finalize)(void);
+} ref;
+static int have_ref;
+
+static void *ref_sym(void *h, const char *name)
+{
+    void *f = dlsym(h, name);
+    if (!f)
+        die(dlerror());
+    return f;
+}
+
+/* Load the reference library and run its PMI_Init on BENCH_REF_FD. */
+static void ref_init(void)
+{
+    const char *path = getenv("BENCH_REF_LIB"), *fd = getenv("BENCH_REF_FD");
+    if (!path || !*path)
+        return;
+    if (!fd)
+        die("BENCH_REF_LIB without BENCH_REF_FD: run under canned_server");
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!h)
+        die(dlerror());
+    *(void **)&ref.init = ref_sym(h, "PMI_Init");
+    *(void **)&ref.get = ref_sym(h, "PMI_KVS_Get");
+    *(void **)&ref.put = ref_sym(h, "PMI_KVS_Put");
+    *(void **)&ref.barrier = ref_sym(h, "PMI_Barrier");
+    *(void **)&ref.finalize = ref_sym(h, "PMI_Finalize");
+    char ours[32];
+    snprintf(ours, sizeof ours, "%s", getenv("PMI_FD"));
+    setenv("PMI_FD", fd, 1);
+    int spawned;
+    if (ref.init(&spawned) != 0)
+        die("the reference library's PMI_Init failed");
+    setenv("PMI_FD", ours, 1);
+    have_ref = 1;
+}
+
+static void ref_op(int op, const char *key)
+{
+    int rc;
+    switch (op) {
+    case GET:
+    case CACHED:
+    case MISSING:
+        rc = ref.get(KVS, key, value, VALMAX);
+        break;
+    case PUT:
+        rc = ref.put(KVS, key, CARD);
+        break;
+    default:
+        rc = ref.barrier();
+        break;
+    }
+    if (rc != 0 && op != MISSING) {
+        fprintf(stderr, "pmi_bench: reference %s of %s: rc %d\n", op_name[op], key, rc);
+        exit(1);
+    }
+}
 #endif
 
 /* Keys and raw request lines for one batch, formatted before the clock starts. */
@@ -232,6 +306,16 @@ static double run_lib(int op, const struct batch *b)
     return (double)(now_ns() - t0) / b->n;
 }
 
+#ifndef BENCH_PMI2
+static double run_ref(int op, const struct batch *b)
+{
+    long long t0 = now_ns();
+    for (int i = 0; i < b->n; i++)
+        ref_op(op, b->key[i]);
+    return (double)(now_ns() - t0) / b->n;
+}
+#endif
+
 static double run_raw(const struct batch *b)
 {
     long long t0 = now_ns();
@@ -261,48 +345,88 @@ static void alloc_batch(struct batch *b, int n)
         die("out of memory");
 }
 
+/* The quartiles and median of v (sorted in place). */
+static void spread(double *v, int n, double *q1, double *mid, double *q3)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    *q1 = v[n / 4], *q3 = v[(3 * n) / 4];
+    *mid = median(v, n);
+}
+
+/* One batch of `op` by client c: 0 raw, 1 the library, 2 the reference. */
+static double run_client(int c, int op, const struct batch *b)
+{
+#ifndef BENCH_PMI2
+    if (c == 2)
+        return run_ref(op, b);
+#endif
+    return c == 0 ? run_raw(b) : run_lib(op, b);
+}
+
 static int overhead(int rounds, int n)
 {
     struct batch b;
     alloc_batch(&b, n);
-    double *raw[NOPS], *lib[NOPS], *ratio[NOPS];
+    int nclients = 2;
+#ifndef BENCH_PMI2
+    ref_init();
+    nclients += have_ref;
+#endif
+    /* t[c][op][r]: ns per call of client c; the ratios per round. */
+    double *t[3][NOPS], *ratio[NOPS], *ref_raw[NOPS], *lib_ref[NOPS];
     for (int op = 0; op < NOPS; op++) {
-        raw[op] = malloc(sizeof(double) * (size_t)rounds);
-        lib[op] = malloc(sizeof(double) * (size_t)rounds);
+        for (int c = 0; c < 3; c++)
+            t[c][op] = malloc(sizeof(double) * (size_t)rounds);
         ratio[op] = malloc(sizeof(double) * (size_t)rounds);
+        ref_raw[op] = malloc(sizeof(double) * (size_t)rounds);
+        lib_ref[op] = malloc(sizeof(double) * (size_t)rounds);
     }
-    /* Warm-up: fault in both paths, fetch the cached key once. */
+    /* Warm-up: fault in every path, fetch the cached key once. */
     for (int op = 0; op < NOPS; op++) {
-        prepare(&b, (enum op)op, "warm", n < 200 ? n : 200);
-        run_raw(&b);
-        run_lib((enum op)op, &b);
+        prepare(&b, op, "warm", n < 200 ? n : 200);
+        for (int c = 0; c < nclients; c++)
+            run_client(c, op, &b);
     }
     for (int r = 0; r < rounds; r++) {
         char tag[16];
         snprintf(tag, sizeof tag, "%d", r);
         for (int op = 0; op < NOPS; op++) {
-            prepare(&b, (enum op)op, tag, n);
-            if ((r + op) % 2) {
-                raw[op][r] = run_raw(&b);
-                lib[op][r] = run_lib((enum op)op, &b);
-            } else {
-                lib[op][r] = run_lib((enum op)op, &b);
-                raw[op][r] = run_raw(&b);
+            prepare(&b, op, tag, n);
+            /* Each client goes first, second and last in turn. */
+            for (int k = 0; k < nclients; k++) {
+                int c = (r + op + k) % nclients;
+                t[c][op][r] = run_client(c, op, &b);
             }
             /* getcached: how many times faster than a round trip; else library/raw. */
-            ratio[op][r] = op == CACHED ? raw[op][r] / lib[op][r] : lib[op][r] / raw[op][r];
+            double raw = t[0][op][r], lib = t[1][op][r], ref = t[2][op][r];
+            ratio[op][r] = op == CACHED ? raw / lib : lib / raw;
+            if (nclients == 3)
+                ref_raw[op][r] = ref / raw, lib_ref[op][r] = lib / ref;
         }
     }
     for (int op = 0; op < NOPS; op++) {
-        double rmin, rmax;
-        qsort(ratio[op], (size_t)rounds, sizeof(double), cmp_double);
-        rmin = ratio[op][rounds / 4];
-        rmax = ratio[op][(3 * rounds) / 4];
-        printf("op=%s raw_ns=%.0f lib_ns=%.1f ratio=%.4f ratio_q1=%.4f ratio_q3=%.4f\n",
-               op_name[op], median(raw[op], rounds), median(lib[op], rounds),
-               median(ratio[op], rounds), rmin, rmax);
+        double q1, mid, q3, raw, lib, x, y;
+        spread(t[0][op], rounds, &x, &raw, &y);
+        spread(t[1][op], rounds, &x, &lib, &y);
+        spread(ratio[op], rounds, &q1, &mid, &q3);
+        printf("op=%s raw_ns=%.0f lib_ns=%.1f ratio=%.4f ratio_q1=%.4f ratio_q3=%.4f",
+               op_name[op], raw, lib, mid, q1, q3);
+        if (nclients == 3) {
+            double ref;
+            spread(t[2][op], rounds, &x, &ref, &y);
+            printf(" ref_ns=%.1f", ref);
+            spread(ref_raw[op], rounds, &q1, &mid, &q3);
+            printf(" ref_ratio=%.4f ref_ratio_q1=%.4f ref_ratio_q3=%.4f", mid, q1, q3);
+            spread(lib_ref[op], rounds, &q1, &mid, &q3);
+            printf(" lib_ref=%.4f lib_ref_q1=%.4f lib_ref_q3=%.4f", mid, q1, q3);
+        }
+        printf("\n");
     }
     lib_finalize();
+#ifndef BENCH_PMI2
+    if (have_ref)
+        ref.finalize();
+#endif
     return 0;
 }
 
@@ -312,8 +436,8 @@ static int overhead(int rounds, int n)
 static int count(const char *what, int n)
 {
     char key[32];
-    int is_raw = strncmp(what, "raw", 3) == 0;
-    const char *kind = is_raw ? what + 3 : what;
+    int is_raw = strncmp(what, "raw", 3) == 0, is_ref = strncmp(what, "ref", 3) == 0;
+    const char *kind = is_raw || is_ref ? what + 3 : what;
     enum op op;
     int missing = 0;
     if (strcmp(kind, "get") == 0)
@@ -327,7 +451,12 @@ static int count(const char *what, int n)
     else if (strcmp(kind, "getcached") == 0)
         op = CACHED;
     else
-        die("count: OP is get, getmissing, put, barrier, getcached, with or without raw");
+        die("count: OP is get, getmissing, put, barrier, getcached, alone or after raw or ref");
+    if (is_ref) {
+        ref_init();
+        if (!have_ref)
+            die("count ref...: BENCH_REF_LIB is not set");
+    }
     const char *prefix = missing ? "missing" : op == PUT ? "p" : "g";
     char line[160];
     for (int phase = 0; phase < 2; phase++) {
@@ -340,6 +469,8 @@ static int count(const char *what, int n)
             if (is_raw) {
                 int m = format_request(line, sizeof line, op, key);
                 raw_rt(line, (size_t)m);
+            } else if (is_ref) {
+                ref_op(missing ? MISSING : op, key);
             } else if (missing) {
                 if (PMI_KVS_Get(kvsname, key, value, VALMAX) != PMI_ERR_INVALID_KEY)
                     die("a get of a missing key did not return PMI_ERR_INVALID_KEY");
@@ -349,6 +480,8 @@ static int count(const char *what, int n)
         }
     }
     PMI_Finalize();
+    if (have_ref)
+        ref.finalize();
     return 0;
 }
 
@@ -360,24 +493,38 @@ static long bench_count(void)
     return lib ? atol(lib + 5) : -1;
 }
 
-static int init_bench(void)
+/* PMI_Init, cold, and the same two round trips by the raw client; with raw_first the raw
+ * client goes first (it then meets the server cold), else after. */
+static int init_bench(int raw_first)
 {
+    static const char init[] = "cmd=init pmi_version=1 pmi_subversion=1\n";
+    static const char maxes[] = "cmd=get_maxes\n";
     int spawned;
+    long long t2 = 0, t3 = 0;
+    rawfd = atoi(getenv("BENCH_RAW_FD"));
+    if (raw_first) {
+        t2 = now_ns();
+        raw_rt(init, sizeof init - 1);
+        raw_rt(maxes, sizeof maxes - 1);
+        t3 = now_ns();
+    }
+    struct rusage before, after;
+    getrusage(RUSAGE_SELF, &before);
     long long t0 = now_ns();
     int rc = PMI_Init(&spawned);
     long long t1 = now_ns();
+    getrusage(RUSAGE_SELF, &after);
     if (rc != PMI_SUCCESS)
         die("PMI_Init failed");
-    rawfd = atoi(getenv("BENCH_RAW_FD"));
     long lines = bench_count();
-    /* The same two round trips, raw, for reference. */
-    static const char init[] = "cmd=init pmi_version=1 pmi_subversion=1\n";
-    static const char maxes[] = "cmd=get_maxes\n";
-    long long t2 = now_ns();
-    raw_rt(init, sizeof init - 1);
-    raw_rt(maxes, sizeof maxes - 1);
-    long long t3 = now_ns();
-    printf("init_ns=%lld init_lines=%ld raw2_ns=%lld\n", t1 - t0, lines, t3 - t2);
+    if (!raw_first) {
+        t2 = now_ns();
+        raw_rt(init, sizeof init - 1);
+        raw_rt(maxes, sizeof maxes - 1);
+        t3 = now_ns();
+    }
+    printf("init_ns=%lld init_lines=%ld raw2_ns=%lld init_faults=%ld raw_first=%d\n", t1 - t0,
+           lines, t3 - t2, after.ru_minflt - before.ru_minflt, raw_first);
     PMI_Finalize();
     return 0;
 }
@@ -432,7 +579,7 @@ int main(int argc, char **argv)
         return count(argv[2], atoi(argv[3]));
     }
     if (argc >= 2 && strcmp(argv[1], "init") == 0)
-        return init_bench();
+        return init_bench(argc >= 3 && strcmp(argv[2], "raw-first") == 0);
     if (argc >= 2 && strcmp(argv[1], "clique") == 0)
         return clique_bench();
     fprintf(stderr, "usage: pmi_bench overhead ROUNDS N | count OP N | init | clique\n");

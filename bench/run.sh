@@ -3,6 +3,7 @@
 # the method, to BENCHMARKS.md. Called by mk/bench.mk after the binaries are built.
 #
 # Environment (all optional): BENCH_BIN (the C programs), BENCH_LIB (libpmi.so.0),
+# BENCH_REF_LIB (MPICH's simple client as a libpmi.so.0: the second reference),
 # BENCH_MAPPING_BIN (the Rust mapping bench), MPIEXEC, BENCH_OUT (the results file),
 # BENCH_ROUNDS and BENCH_N (client overhead: rounds, operations per batch),
 # BENCH_REPS (repetitions of each Hydra job), BENCH_RUNS (runs of the init and clique
@@ -15,6 +16,9 @@ LIBDIR=${BENCH_LIB:-build/lib}
 MAPBIN=${BENCH_MAPPING_BIN:-build/bench-target/release/mapping_bench}
 MPIEXEC=${MPIEXEC:-mpiexec.hydra}
 OUT=${BENCH_OUT:-BENCHMARKS.md}
+REF_LIB=${BENCH_REF_LIB:-}
+[ -f "$REF_LIB" ] || REF_LIB=""
+REF="MPICH 4.0.2's simple client"
 ROUNDS=${BENCH_ROUNDS:-41}
 N=${BENCH_N:-2000}
 REPS=${BENCH_REPS:-11}
@@ -64,11 +68,12 @@ NOTES=()
 #--------------------------------------------------------------------------------------
 # 1. Client overhead against the canned server: PMI-1 (pmi_bench, libpmi.so.0), then
 #    PMI-2 (pmi_bench2, libpmi2.so.0) against a raw client writing PMI-2 frames.
-# overhead PROGRAM FILE GET PUT BARRIER: the rows of one run (the calls' names given).
+# overhead PROGRAM FILE GET PUT BARRIER [REFLIB]: the rows of one run (the calls' names
+# given); with REFLIB, that client library is measured in the same rounds too.
 overhead() {
-    local prog=$1 file=$2 get=$3 put=$4 barrier=$5 op raw lib r q1 q3 what
-    canned "$BIN/$prog" overhead "$ROUNDS" "$N" >"$LOG/$file.txt" 2>"$LOG/$file.err" ||
-        say "$prog overhead run failed (see $LOG/$file.err)"
+    local prog=$1 file=$2 get=$3 put=$4 barrier=$5 reflib=${6:-} op raw lib r q1 q3 what
+    BENCH_REF_LIB=$reflib canned "$BIN/$prog" overhead "$ROUNDS" "$N" >"$LOG/$file.txt" \
+        2>"$LOG/$file.err" || say "$prog overhead run failed (see $LOG/$file.err)"
     ov() { grep "^op=$1 " "$LOG/$file.txt" | field "$2"; }
     for op in get put barrier getmissing; do
         raw=$(ov "$op" raw_ns) lib=$(ov "$op" lib_ns) r=$(ov "$op" ratio)
@@ -81,6 +86,14 @@ overhead() {
         esac
         row "$what: time per call (canned server)" "$(fmt "$raw" %.0f) ns" "$(fmt "$lib" %.0f) ns" \
             "$(fmt "$r" %.3f)× (IQR $(fmt "$q1" %.3f)–$(fmt "$q3" %.3f))" "≤ 1.02× raw" "$(ok le "$r" 1.02)"
+        [ -n "$reflib" ] || continue
+        local ref rr rq1 rq3
+        ref=$(ov "$op" ref_ns) rr=$(ov "$op" ref_ratio) rq1=$(ov "$op" ref_ratio_q1) rq3=$(ov "$op" ref_ratio_q3)
+        r=$(ov "$op" lib_ref) q1=$(ov "$op" lib_ref_q1) q3=$(ov "$op" lib_ref_q3)
+        row "$what: against $REF, same rounds" \
+            "$(fmt "$ref" %.0f) ns ($(fmt "$rr" %.3f)× raw, IQR $(fmt "$rq1" %.3f)–$(fmt "$rq3" %.3f))" \
+            "$(fmt "$lib" %.0f) ns" "$(fmt "$r" %.3f)× (IQR $(fmt "$q1" %.3f)–$(fmt "$q3" %.3f))" \
+            "≤ 1.00× $REF" "$(ok le "$r" 1.00)"
     done
     raw=$(ov getcached raw_ns) lib=$(ov getcached lib_ns) r=$(ov getcached ratio)
     row "\`$get\` of a cached key: time per call" "$(fmt "$raw" %.0f) ns (a round trip)" \
@@ -88,7 +101,8 @@ overhead() {
         "$(ok le 100 "$r")"
 }
 say "1/7 client overhead: $ROUNDS rounds x $N operations, raw and library interleaved"
-overhead pmi_bench overhead PMI_KVS_Get PMI_KVS_Put PMI_Barrier
+[ -n "$REF_LIB" ] || NOTES+=("No second reference: \`scripts/build-mpich.sh --simple-pmi\` did not give MPICH's simple client (BENCH_REF_LIB unset).")
+overhead pmi_bench overhead PMI_KVS_Get PMI_KVS_Put PMI_Barrier "$REF_LIB"
 say "2/7 the same for libpmi2.so.0 (PMI-2 frames)"
 overhead pmi_bench2 overhead2 PMI2_KVS_Get PMI2_KVS_Put PMI2_KVS_Fence
 
@@ -130,7 +144,7 @@ fi
 
 #--------------------------------------------------------------------------------------
 # 3. Heap allocations per operation in steady state (valgrind's heap summary).
-say "4/7 heap allocations per operation (valgrind, $N1 and $N2 operations)"
+say "4/7 heap allocations and instructions per operation (valgrind, $N1 and $N2 operations)"
 if have_tool valgrind; then
     allocs() { # op n -> total allocs of the client process
         canned valgrind --leak-check=no "$BIN/pmi_bench" count "$1" "$2" \
@@ -151,20 +165,59 @@ if have_tool valgrind; then
     row "Heap allocations per call, cache growth (reported separately)" "" \
         "get of a new key $(fmt "$g" %.2f), put of a new key $(fmt "$p" %.2f)" "" \
         "amortised growth of the get cache and the put-once record" "(growth)"
+    # Instructions per call in the client process (callgrind, user space): what each
+    # client does around the same round trip, deterministic where the times are noisy.
+    instr() { # op n -> instructions executed by the client process
+        BENCH_REF_LIB=$REF_LIB canned valgrind --tool=callgrind --callgrind-out-file="$LOG/callgrind.$1.$2" \
+            "$BIN/pmi_bench" count "$1" "$2" >/dev/null 2>"$LOG/callgrind.$1.$2.err" || { echo nan; return; }
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$LOG/callgrind.$1.$2.err" | tail -n 1
+    }
+    per_instr() { local a b; a=$(instr "$1" $N1) b=$(instr "$1" $N2); calc "($b - $a) / ($N2 - $N1)"; }
+    for op in get put barrier getmissing; do
+        lib=$(per_instr "$op") raw=$(per_instr "raw$op") ref=nan
+        [ -n "$REF_LIB" ] && ref=$(per_instr "ref$op")
+        case $op in
+            get) what='`PMI_KVS_Get`, distinct keys';; put) what='`PMI_KVS_Put`, distinct keys';;
+            barrier) what='`PMI_Barrier`';; getmissing) what='`PMI_KVS_Get` of a missing key';;
+        esac
+        row "$what: instructions per call in the client (callgrind; the loop's own key formatting included)" \
+            "raw $(fmt "$raw" %.0f); $REF $(fmt "$ref" %.0f)" "$(fmt "$lib" %.0f)" \
+            "$(fmt "$(calc "$lib / $ref")" %.2f)× $REF" "≤ $REF" "$(ok le "$lib" "$ref")"
+    done
 else
-    NOTES+=("valgrind is not installed and could not be installed: the heap rows are skipped.")
+    NOTES+=("valgrind is not installed and could not be installed: the heap and instruction rows are skipped.")
 fi
 
 #--------------------------------------------------------------------------------------
 # 4. PMI_Init round trips and time; the clique of a rank in a million-rank mapping.
 say "5/7 PMI_Init and clique ($RUNS runs each)"
-for i in $(seq "$RUNS"); do canned "$BIN/pmi_bench" init; done >"$LOG/init.txt" 2>"$LOG/init.err"
+# Odd runs: the raw client's round trips first (so both meet the server cold in turn).
+for i in $(seq "$RUNS"); do
+    canned "$BIN/pmi_bench" init $([ $((i % 2)) = 1 ] && echo raw-first)
+done >"$LOG/init.txt" 2>"$LOG/init.err"
 lines_max=$(sed -n 's/.*init_lines=\([0-9]*\).*/\1/p' "$LOG/init.txt" | sort -n | tail -n 1)
 init_ns=$(sed -n 's/.*init_ns=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
 raw2_ns=$(sed -n 's/.*raw2_ns=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
+faults=$(sed -n 's/.*init_faults=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
 row '`PMI_Init`: round trips (lines sent) and time' "2 round trips: $(fmt "$(calc "$raw2_ns/1000")" %.1f) µs" \
     "${lines_max:-?} round trips: $(fmt "$(calc "$init_ns/1000")" %.1f) µs" "" "≤ 2 round trips" \
     "$(ok le "${lines_max:-99}" 2)"
+# What the rest of a cold PMI_Init is: its instructions (callgrind, inclusive) and the
+# minor page faults of its first run through the library's code and data.
+init_ir=nan
+if command -v callgrind_annotate >/dev/null; then
+    canned valgrind --tool=callgrind --callgrind-out-file="$LOG/callgrind.init" "$BIN/pmi_bench" init \
+        >/dev/null 2>"$LOG/callgrind.init.err" &&
+        init_ir=$(callgrind_annotate --inclusive=yes "$LOG/callgrind.init" 2>/dev/null |
+            awk 'NF >= 2 && $(NF-1) ~ /:PMI_Init$/ {gsub(",", "", $1); print $1; exit}')
+fi
+raw_cold=$(sed -n 's/.*raw2_ns=\([0-9]*\).*raw_first=1.*/\1/p' "$LOG/init.txt" | med)
+raw_warm=$(sed -n 's/.*raw2_ns=\([0-9]*\).*raw_first=0.*/\1/p' "$LOG/init.txt" | med)
+x=$(calc "$init_ns / $raw2_ns")
+row 'Cold `PMI_Init` against its two round trips, raw (half the runs raw first)' \
+    "$(fmt "$(calc "$raw2_ns/1000")" %.1f) µs (raw first $(fmt "$(calc "$raw_cold/1000")" %.1f), after $(fmt "$(calc "$raw_warm/1000")" %.1f))" \
+    "$(fmt "$(calc "$init_ns/1000")" %.1f) µs: $(fmt "${init_ir:-nan}" %.0f) instructions, $(fmt "$faults" %.0f) minor page faults" \
+    "$(fmt "$x" %.2f)×" "≤ 1.3×" "$(ok le "$x" 1.3)"
 
 for i in $(seq "$RUNS"); do
     PMI_SIZE=1048576 PMI_RANK=1000000 BENCH_MAPPING='(vector,(0,4096,256))' \
@@ -186,12 +239,14 @@ row 'Clique of rank 1000000 in `(vector,(0,4096,256))`, 1048576 ranks: first `PM
 # 5. Wire-up under Hydra: the MPI_Init pattern, library against the minimal C client.
 say "6/7 wire-up under Hydra: n = $SIZES, one node and two simulated nodes, $REPS repetitions"
 if command -v "$MPIEXEC" >/dev/null; then
-    # One job: prints the largest wire-up time over the ranks, or "error".
+    # One job: prints the largest wire-up time over the ranks, or "error". Client "ref"
+    # is the library program on MPICH's simple client.
     job() { # client n layout
-        local n=$2 hosts
+        local n=$2 hosts prog=$BIN/wireup_$1 envp=()
         if [ "$3" = 1 ]; then hosts="a:$n"; else hosts="a:$((n / 2)),b:$((n - n / 2))"; fi
+        [ "$1" = ref ] && prog=$BIN/wireup_lib envp=(env LD_LIBRARY_PATH="$(dirname "$REF_LIB")")
         local out
-        out=$(timeout 120 "$MPIEXEC" -launcher fork -hosts "$hosts" -n "$n" "$BIN/wireup_$1" 2>>"$LOG/hydra.err")
+        out=$(timeout 120 "${envp[@]}" "$MPIEXEC" -launcher fork -hosts "$hosts" -n "$n" "$prog" 2>>"$LOG/hydra.err")
         echo "$out" >>"$LOG/hydra.$1.$n.$3.txt"
         local good
         good=$(grep -c 'ok=1' <<<"$out")
@@ -200,11 +255,15 @@ if command -v "$MPIEXEC" >/dev/null; then
     }
     for n in $SIZES; do
         for layout in 1 2; do
-            : >"$LOG/t.lib" ; : >"$LOG/t.raw"
+            : >"$LOG/t.lib" ; : >"$LOG/t.raw"; : >"$LOG/t.ref"
+            clients="lib raw"; [ -n "$REF_LIB" ] && clients="lib raw ref"
+            read -r -a cl <<<"$clients"
             for rep in $(seq "$REPS"); do
-                # Alternate which client goes first.
-                if [ $((rep % 2)) = 1 ]; then order="lib raw"; else order="raw lib"; fi
-                for c in $order; do job "$c" "$n" "$layout" >>"$LOG/t.$c"; done
+                # Each client goes first in turn.
+                for k in $(seq 0 $((${#cl[@]} - 1))); do
+                    c=${cl[$(((rep + k) % ${#cl[@]}))]}
+                    job "$c" "$n" "$layout" >>"$LOG/t.$c"
+                done
             done
             if grep -q error "$LOG/t.lib" "$LOG/t.raw"; then
                 row "Wire-up, n = $n, $layout node(s)" "error" "error" "" "≤ 1.05× the C client" "**error** (see $LOG)"
@@ -216,6 +275,15 @@ if command -v "$MPIEXEC" >/dev/null; then
             row "Wire-up under Hydra, n = $n, $where (max over ranks, median of $REPS)" \
                 "$(fmt "$(calc "$r/1e6")" %.2f) ms" "$(fmt "$(calc "$l/1e6")" %.2f) ms" \
                 "$(fmt "$x" %.3f)×" "≤ 1.05× the C client" "$(ok le "$x" 1.05)"
+            if [ -n "$REF_LIB" ] && ! grep -q error "$LOG/t.ref"; then
+                # Paired: the median of each repetition's library/reference ratio.
+                m=$(med <"$LOG/t.ref")
+                read -r pr pq1 pq3 < <(paste "$LOG/t.lib" "$LOG/t.ref" | awk '{print $1 / $2}' | sort -g |
+                    awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[int(NR/4)+1], v[int(3*NR/4)+1]}')
+                row "Wire-up under Hydra, n = $n, $where, against $REF (paired, median of $REPS)" \
+                    "$(fmt "$(calc "$m/1e6")" %.2f) ms" "$(fmt "$(calc "$l/1e6")" %.2f) ms" \
+                    "$(fmt "$pr" %.3f)× (IQR $(fmt "$pq1" %.3f)–$(fmt "$pq3" %.3f))" "≤ 1.00× $REF" "$(ok le "$pr" 1.00)"
+            fi
         done
     done
 else
@@ -305,6 +373,23 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   calls (\`PMI2_KVS_Get\` with the source-rank hint, \`PMI2_KVS_Put\`, \`PMI2_KVS_Fence\`)
   against a raw client that writes the same preformatted frames and reads each framed
   reply; the canned server answers PMI-2 frames as Hydra 4.0.2 does.
+- **Second reference**: MPICH 4.0.2's simple PMI-1 client (\`src/pmi/simple/*.c\` and the
+  mpl functions it calls, from Debian's MPICH source, built by
+  \`scripts/build-mpich.sh --simple-pmi\` into a standalone \`libpmi.so.0\`). In the
+  overhead run it is a third client on its own connection (\`BENCH_REF_FD\`), loaded with
+  \`dlopen(RTLD_DEEPBIND)\`, in the same rounds, each client first in turn; its rows give
+  its time with its ratio to the raw client, and the library's ratio to it (median of
+  the per-round ratios, with the interquartile range). In the wire-up rows it is the
+  library's program run on MPICH's client (\`LD_LIBRARY_PATH\`), in the same
+  repetitions; the ratio is the median of the per-repetition ratios.
+- **Instructions per call**: callgrind's instruction count of the client process for
+  \`pmi_bench count OP N\` (OP alone, after \`raw\` or after \`ref\`) at N = $N1 and $N2,
+  the difference divided by $((N2 - N1)); the benchmark loop's own formatting of each key
+  is in every column.
+- **Cold \`PMI_Init\`**: \`pmi_bench init\` $RUNS times, the raw client's two round trips
+  before \`PMI_Init\` in odd runs and after it in even runs; medians. The instructions are
+  callgrind's inclusive count for \`PMI_Init\`, the page faults \`getrusage\`'s minor
+  faults across the call.
 - **System calls**: \`strace -f -c\` on \`pmi_bench count OP N\` (init, a warm-up of 100
   operations, N operations, finalize) for N = $N1 and $N2; the difference divided by
   $((N2 - N1)), per system call. The reference column is the raw client doing the same.

@@ -11,9 +11,12 @@ BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench pmi_bench2 wir
 
 .PHONY: bench bench-build
 
+# MPICH's simple client, the second reference, comes from scripts/build-mpich.sh
+# --simple-pmi (cached); without it the bench runs and says so.
 bench: deps-hydra bench-build
-	BENCH_BIN=$(BENCH_BIN) BENCH_LIB=$(LIB) MPIEXEC=$(MPIEXEC) \
-	  BENCH_MAPPING_BIN=$(BENCH_TARGET)/release/mapping_bench bench/run.sh
+	ref=$$(scripts/build-mpich.sh --simple-pmi | tail -n 1) || ref=; \
+	BENCH_REF_LIB=$${ref:+$$ref/lib/libpmi.so.0} BENCH_BIN=$(BENCH_BIN) BENCH_LIB=$(LIB) \
+	  MPIEXEC=$(MPIEXEC) BENCH_MAPPING_BIN=$(BENCH_TARGET)/release/mapping_bench bench/run.sh
 
 bench-build: $(BENCH_PROGS)
 	cd bench && CARGO_TARGET_DIR=$(BENCH_TARGET) $(CARGO) build --release --quiet
@@ -29,8 +32,8 @@ $(BENCH_BIN)/wireup_raw: bench/wireup_raw.c bench/wireup.h c-tests/check.h
 # The PMI-2 overhead bench: pmi_bench.c for libpmi2.so.0.
 $(BENCH_BIN)/pmi_bench2: bench/pmi_bench.c include/pmi2.h $(LIB)/libpmi2.so.0
 	mkdir -p $(BENCH_BIN)
-	$(CC) $(BENCH_CFLAGS) -DBENCH_PMI2 -Iinclude -o $@ $< -L$(LIB) -lpmi2
+	$(CC) $(BENCH_CFLAGS) -DBENCH_PMI2 -Iinclude -o $@ $< -L$(LIB) -lpmi2 -ldl
 
 $(BENCH_BIN)/%: bench/%.c bench/wireup.h c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(BENCH_BIN)
-	$(CC) $(BENCH_CFLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi
+	$(CC) $(BENCH_CFLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi -ldl

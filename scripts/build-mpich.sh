@@ -13,15 +13,21 @@
 #        scripts/build-mpich.sh --builtin-pmi
 #            the same MPICH with its own built-in PMI client instead (the baseline to
 #            compare with: is a failure ours or MPICH's?), cached in <version>-builtin-pmi
+#        scripts/build-mpich.sh --simple-pmi
+#            only MPICH's simple PMI-1 client (src/pmi/simple/*.c with the parts of its
+#            mpl they call), as a standalone lib/libpmi.so.0: the reference `make bench`
+#            measures this library against; cached in <version>-simple-pmi
 set -euo pipefail
 
-BUILTIN=0
+BUILTIN=0 SIMPLE=0
 case ${1:-} in
     "") ;;
     --builtin-pmi) BUILTIN=1 ;;
-    *) echo "usage: $0 [--builtin-pmi]" >&2; exit 2 ;;
+    --simple-pmi) SIMPLE=1 ;;
+    *) echo "usage: $0 [--builtin-pmi | --simple-pmi]" >&2; exit 2 ;;
 esac
 SUFFIX=; [ $BUILTIN = 0 ] || SUFFIX=-builtin-pmi
+[ $SIMPLE = 0 ] || SUFFIX=-simple-pmi
 CACHE_ROOT=${MPICH_CACHE:-$HOME/.cache/libpmi-mpich}
 JOBS=${MPICH_JOBS:-2}
 SLURM_INC=/usr/include/slurm
@@ -34,6 +40,7 @@ is_root() { [ "$(id -u)" = 0 ]; }
 needs_libpmi() { readelf -d "$1/lib/libmpi.so.12" | grep -q 'NEEDED.*\[libpmi\.so\.0\]'; }
 good_prefix() {
     local p=$1
+    if [ $SIMPLE = 1 ]; then [ -f "$p/.complete" ] && [ -f "$p/lib/libpmi.so.0" ]; return; fi
     [ -f "$p/.complete" ] && [ -x "$p/bin/mpicc" ] && [ -f "$p/lib/libmpi.so.12" ] || return 1
     if [ $BUILTIN = 0 ]; then needs_libpmi "$p"; else ! needs_libpmi "$p"; fi
 }
@@ -42,7 +49,7 @@ good_prefix() {
 if [ -z "${MPICH_VERSION:-}" ] && [ -d "$CACHE_ROOT" ]; then
     while IFS= read -r p; do
         p=${p%/}
-        [ $BUILTIN = 1 ] || case $p in *-builtin-pmi) continue ;; esac
+        [ -n "$SUFFIX" ] || case $p in *-builtin-pmi | *-simple-pmi) continue ;; esac
         if good_prefix "$p"; then log "cached: $p"; echo "$p"; exit 0; fi
     done < <(ls -1d "$CACHE_ROOT"/*"$SUFFIX"/ 2>/dev/null | sort -rV)
 fi
@@ -119,6 +126,31 @@ log "apt-get source mpich=$VERSION into $WORK"
 (cd "$WORK" && apt-get source -qq -o APT::Sandbox::User=root "mpich=$VERSION" >/dev/null)
 SRC=$(ls -1d "$WORK"/mpich-*/ | head -n 1)
 cd "$SRC"
+if [ $SIMPLE = 1 ]; then
+    # mpl's own configure gives mplconfig.h; three one-line headers stand in for what
+    # MPICH's configure would give the client (it reads no other result).
+    log "configure src/mpl"
+    (cd src/mpl && ./configure --disable-versioning --enable-embedded) > "$WORK/configure.log" 2>&1 ||
+        { tail -n 40 "$WORK/configure.log" >&2; log "mpl configure failed"; exit 1; }
+    mkdir -p "$WORK/shim" "$PREFIX/lib"
+    printf '#define HAVE_%s 1\n' STDLIB_H STRING_H STRINGS_H UNISTD_H SYS_TYPES_H SYS_SOCKET_H \
+        > "$WORK/shim/mpichconf.h"
+    echo '#define USE_PMI_PORT 1' >> "$WORK/shim/mpichconf.h"
+    echo '#define MPI_MAX_PORT_NAME 256' > "$WORK/shim/mpi.h"
+    echo '#include "mpl.h"' > "$WORK/shim/mpir_mem.h"
+    ${CC:-cc} -O2 -fPIC -shared -Wl,-soname,libpmi.so.0 -I"$WORK/shim" -Isrc/pmi/include \
+        -Isrc/mpl/include -Isrc/pmi/simple -o "$PREFIX/lib/libpmi.so.0" \
+        src/pmi/simple/simple_pmi.c src/pmi/simple/simple_pmiutil.c src/mpl/src/str/mpl_str.c \
+        src/mpl/src/msg/mpl_msg.c src/mpl/src/sock/mpl_sockaddr.c 2> "$WORK/make.log" ||
+        { cat "$WORK/make.log" >&2; log "compiling the simple PMI client failed"; exit 1; }
+    nm -D --defined-only "$PREFIX/lib/libpmi.so.0" | grep -q ' T PMI_KVS_Get$' ||
+        { log "$PREFIX/lib/libpmi.so.0 lacks PMI_KVS_Get"; exit 1; }
+    touch "$PREFIX/.complete"
+    cd /; rm -rf "$WORK"
+    log "built MPICH $VERSION's simple PMI client in $(( $(date +%s) - start )) s: $PREFIX"
+    echo "$PREFIX"
+    exit 0
+fi
 if [ $BUILTIN = 0 ]; then
     PMI_OPTS=(--with-pmi=slurm --with-slurm-include="$SLURM_INC" --with-slurm-lib="$SLURM_LIB")
 else
