@@ -33,6 +33,8 @@ pub struct Conn {
     broken: bool,
     /// `PMI_TIMEOUT`: how long a reply may take, in milliseconds (None: no limit).
     timeout_ms: Option<i32>,
+    /// The last PMI-2 reply (its buffers are reused).
+    reply: Command,
 }
 
 impl Conn {
@@ -80,6 +82,7 @@ impl Conn {
             end: 0,
             broken: false,
             timeout_ms: None,
+            reply: Command::default(),
         }
     }
 
@@ -174,10 +177,11 @@ impl Conn {
     }
 
     /// Send one PMI-2 frame and read one framed reply (six characters of length, then
-    /// the command), which must be `cmd=<expected>`; as [`Conn::call`] otherwise.
-    pub fn call_framed(&mut self, request: &[u8], expected: &[u8]) -> PmiResult<Command> {
+    /// the command), which must be `cmd=<cmd>-response`; as [`Conn::call`] otherwise. The
+    /// reply is parsed into the connection's own [`Command`], reused from call to call.
+    pub fn call_framed(&mut self, request: &[u8], cmd: &[u8]) -> PmiResult<&Command> {
         self.send(request)?;
-        let range = self.recv_by(expected, wire2::MAX_COMMAND + wire2::LEN_DIGITS, |bytes| {
+        let range = self.recv_by(cmd, wire2::MAX_COMMAND + wire2::LEN_DIGITS, |bytes| {
             let Some(prefix) = bytes.get(..wire2::LEN_DIGITS) else {
                 return Ok(None);
             };
@@ -185,17 +189,16 @@ impl Conn {
             let end = wire2::LEN_DIGITS + len;
             Ok((bytes.len() >= end).then_some((wire2::LEN_DIGITS..end, end)))
         })?;
-        let text = &self.buf[range];
-        match Command::parse(text) {
-            Some(reply) if reply.cmd() == expected => Ok(reply),
-            _ => {
-                let got = text.escape_ascii().to_string();
-                Err(self.fail(format_args!(
-                    "protocol error: expected cmd={}, got \"{got}\"",
-                    expected.escape_ascii()
-                )))
-            }
+        if self.reply.parse_from(&self.buf[range.clone()])
+            && self.reply.cmd().strip_suffix(b"-response") == Some(cmd)
+        {
+            return Ok(&self.reply);
         }
+        let got = self.buf[range].escape_ascii().to_string();
+        Err(self.fail(format_args!(
+            "protocol error: expected cmd={}-response, got \"{got}\"",
+            cmd.escape_ascii()
+        )))
     }
 
     /// Read until `frame` finds a whole message at the front of the unread bytes: it

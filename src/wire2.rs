@@ -32,9 +32,10 @@ pub fn encode(buf: &mut Vec<u8>, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResu
         buf.clear();
         return Err(PmiError::InvalidLength);
     }
-    let digits = len.to_string();
-    buf[..digits.len()].copy_from_slice(digits.as_bytes());
-    Ok(())
+    // Left-justified in the six blanks already there, without allocating.
+    let mut prefix = std::io::Cursor::new(&mut buf[..LEN_DIGITS]);
+    std::io::Write::write_fmt(&mut prefix, format_args!("{len}"))
+        .map_err(|_| PmiError::InvalidLength)
 }
 
 fn push_field(buf: &mut Vec<u8>, key: &[u8], value: &[u8]) {
@@ -62,51 +63,58 @@ pub fn frame_len(prefix: &[u8]) -> Option<usize> {
     text.parse().ok().filter(|&n| n <= MAX_COMMAND)
 }
 
-/// A parsed command: its `key=value` pairs, `;;` turned back into `;`.
+/// A parsed command: its `key=value` pairs, `;;` turned back into `;`. The keys and
+/// values lie back to back in one buffer; parsing into a command again reuses it, so a
+/// connection's replies cost no allocation once the buffers have grown.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Command {
-    pairs: Vec<(Vec<u8>, Vec<u8>)>,
+    data: Vec<u8>,
+    /// Each field: where its key starts, where it ends (its value starts), where the
+    /// value ends, in `data`.
+    fields: Vec<(usize, usize, usize)>,
 }
 
 impl Command {
     /// Parse `cmd=name;key=value;...;`. A field without `=` or a missing final `;` is an
     /// error; so is a command that does not start with `cmd=`.
     pub fn parse(text: &[u8]) -> Option<Command> {
-        let mut pairs = Vec::new();
-        let mut field = Vec::new();
+        let mut command = Command::default();
+        command.parse_from(text).then_some(command)
+    }
+
+    /// [`Command::parse`] into `self`, reusing its buffers; false (and `self` unusable)
+    /// for text that is not a command.
+    pub fn parse_from(&mut self, text: &[u8]) -> bool {
+        self.data.clear();
+        self.fields.clear();
+        let (mut start, mut eq) = (0, None);
         let mut i = 0;
         while i < text.len() {
-            let b = text[i];
-            if b == b';' {
-                if text.get(i + 1) == Some(&b';') {
-                    field.push(b';');
-                    i += 2;
-                    continue;
+            match text[i] {
+                b';' if text.get(i + 1) == Some(&b';') => {
+                    self.data.push(b';');
+                    i += 1;
                 }
-                let eq = field.iter().position(|&c| c == b'=')?;
-                let value = field.split_off(eq + 1);
-                field.pop();
-                pairs.push((std::mem::take(&mut field), value));
-                i += 1;
-                continue;
+                b';' => {
+                    let Some(key_end) = eq.take() else {
+                        return false;
+                    };
+                    self.fields.push((start, key_end, self.data.len()));
+                    start = self.data.len();
+                }
+                b'=' if eq.is_none() => eq = Some(self.data.len()),
+                b => self.data.push(b),
             }
-            field.push(b);
             i += 1;
         }
-        if !field.is_empty() {
-            return None;
-        }
-        let command = Command { pairs };
-        command.get(b"cmd")?;
-        (command.pairs.first().map(|(k, _)| k.as_slice()) == Some(b"cmd")).then_some(command)
+        self.data.len() == start
+            && eq.is_none()
+            && self.fields.first().map(|&(k, e, _)| &self.data[k..e]) == Some(b"cmd")
     }
 
     /// The value of the first field named `key`.
     pub fn get(&self, key: &[u8]) -> Option<&[u8]> {
-        self.pairs
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_slice())
+        self.pairs().find(|&(k, _)| k == key).map(|(_, v)| v)
     }
 
     pub fn cmd(&self) -> &[u8] {
@@ -124,16 +132,22 @@ impl Command {
 
     /// A PMI-2 boolean: `TRUE`/`true`/`yes`, `FALSE`/`false`/`no` (servers differ).
     pub fn flag(&self, key: &[u8]) -> Option<bool> {
-        match self.get(key)?.to_ascii_lowercase().as_slice() {
-            b"true" | b"yes" | b"1" => Some(true),
-            b"false" | b"no" | b"0" => Some(false),
-            _ => None,
+        let value = self.get(key)?;
+        let is = |word: &[u8]| value.eq_ignore_ascii_case(word);
+        if is(b"true") || is(b"yes") || is(b"1") {
+            Some(true)
+        } else if is(b"false") || is(b"no") || is(b"0") {
+            Some(false)
+        } else {
+            None
         }
     }
 
-    /// Every field, in order, for the trace.
-    pub fn pairs(&self) -> &[(Vec<u8>, Vec<u8>)] {
-        &self.pairs
+    /// Every field, in order.
+    pub fn pairs(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.fields
+            .iter()
+            .map(|&(k, e, v)| (&self.data[k..e], &self.data[e..v]))
     }
 }
 
@@ -185,6 +199,30 @@ mod tests {
         let buf = framed("kvs-put", &[("value", value)]);
         let back = Command::parse(&buf[6..]).unwrap();
         assert_eq!(back.get(b"value"), Some(&value[..]));
+    }
+
+    #[test]
+    fn a_command_parsed_again_reuses_nothing_of_the_last() {
+        let mut c = Command::default();
+        assert!(c.parse_from(b"cmd=kvs-get-response;found=TRUE;value=a;;b=c;rc=0;"));
+        assert_eq!(
+            (c.get(b"value"), c.flag(b"found")),
+            (Some(&b"a;b=c"[..]), Some(true))
+        );
+        assert!(c.parse_from(b"cmd=kvs-put-response;rc=1;"));
+        assert_eq!(
+            (c.cmd(), c.rc(), c.get(b"value")),
+            (&b"kvs-put-response"[..], Some(1), None)
+        );
+        for bad in [
+            &b"cmd=x;k;"[..],
+            b"cmd=x;k=v",
+            b"key=v;cmd=x;",
+            b"cmd=x;k=",
+            b"",
+        ] {
+            assert!(!c.parse_from(bad), "{}", bad.escape_ascii());
+        }
     }
 
     #[test]

@@ -76,24 +76,26 @@ impl Wire2 {
         }
         fields.push(("threaded", b"FALSE"));
         wire2::encode(&mut request, "fullinit", &fields)?;
-        let reply = conn.call_framed(&request, b"fullinit-response")?;
+        let reply = conn.call_framed(&request, b"fullinit")?;
         let int = |key: &[u8]| reply.int(key).and_then(|n| i32::try_from(n).ok());
         let (size, rank) = match (reply.rc(), int(b"size"), int(b"rank")) {
             (Some(0), Some(size), Some(rank)) if size >= 1 && (0..size).contains(&rank) => {
                 (size, rank)
             }
-            _ => return Err(refused("PMI2_Init", &reply)),
+            _ => return Err(refused("PMI2_Init", reply)),
         };
+        // A spawned process is told its spawner's job id.
+        let spawned = reply.get(b"spawner-jobid").is_some_and(|j| !j.is_empty());
+        let appnum = int(b"appnum").unwrap_or(-1);
         let wire2 = Wire2 {
             conn,
             request,
             id: Identity {
                 rank,
                 size,
-                // A spawned process is told its spawner's job id.
-                spawned: reply.get(b"spawner-jobid").is_some_and(|j| !j.is_empty()),
+                spawned,
             },
-            appnum: int(b"appnum").unwrap_or(-1),
+            appnum,
             has_ring: false,
             value: Vec::new(),
         };
@@ -101,39 +103,36 @@ impl Wire2 {
     }
 
     /// One request, one reply with `rc=0`.
-    fn call(&mut self, call: &str, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<Command> {
+    fn call(&mut self, call: &str, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<&Command> {
         wire2::encode(&mut self.request, cmd, fields)?;
-        let expected = format!("{cmd}-response");
-        let reply = self.conn.call_framed(&self.request, expected.as_bytes())?;
+        let reply = self.conn.call_framed(&self.request, cmd.as_bytes())?;
         if reply.rc() == Some(0) {
             Ok(reply)
         } else {
-            Err(refused(call, &reply))
+            Err(refused(call, reply))
         }
     }
 
-    /// A request whose reply says `found` (a key, an attribute, a name): the value, or
-    /// `None` when the server has none.
-    fn lookup(
-        &mut self,
-        call: &str,
-        cmd: &str,
-        fields: &[(&str, &[u8])],
-    ) -> PmiResult<Option<Vec<u8>>> {
+    /// A request whose reply says `found` (a key, an attribute, a name): true with the
+    /// value in `self.value`, or false when the server has none.
+    fn lookup(&mut self, call: &str, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<bool> {
         wire2::encode(&mut self.request, cmd, fields)?;
-        let expected = format!("{cmd}-response");
-        let reply = self.conn.call_framed(&self.request, expected.as_bytes())?;
+        let reply = self.conn.call_framed(&self.request, cmd.as_bytes())?;
         let value = reply.get(b"value").or_else(|| reply.get(b"port"));
         match (reply.flag(b"found"), reply.rc(), value) {
-            (Some(false), _, _) => Ok(None),
-            (_, Some(0), Some(value)) => Ok(Some(value.to_vec())),
+            (Some(false), _, _) => Ok(false),
+            (_, Some(0), Some(value)) => {
+                self.value.clear();
+                self.value.extend_from_slice(value);
+                Ok(true)
+            }
             // MPICH 5.0.2's Hydra answers a missing key or attribute with `rc=1` alone
             // (measured), as PMI-1 servers answer a missing key with a nonzero `rc`.
             (None, Some(rc), None) if rc != 0 => {
                 trace::line(format_args!("{call}: not found (the server said rc={rc})"));
-                Ok(None)
+                Ok(false)
             }
-            _ => Err(refused(call, &reply)),
+            _ => Err(refused(call, reply)),
         }
     }
 }
@@ -169,7 +168,7 @@ impl Backend for Wire2 {
             Some(id) if !id.is_empty() && id.len() < PMI2_MAXES.kvsname && !id.contains(&0) => {
                 Ok(id.to_vec())
             }
-            _ => Err(refused("PMI2_Job_GetId", &reply)),
+            _ => Err(refused("PMI2_Job_GetId", reply)),
         }
     }
 
@@ -209,31 +208,36 @@ impl Backend for Wire2 {
 
     /// `cmd=kvs-get;jobid=..;srcid=..;key=..;`; `found=FALSE` is `PMI_ERR_INVALID_KEY`.
     fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
-        let src = src.unwrap_or(-1).to_string();
+        // The rank as text without allocating: "-2147483648" is the longest.
+        let mut digits = [0u8; 12];
+        let mut cursor = std::io::Cursor::new(&mut digits[..]);
+        std::io::Write::write_fmt(&mut cursor, format_args!("{}", src.unwrap_or(-1)))
+            .map_err(|_| PmiError::Fail)?;
+        let len = usize::try_from(cursor.position()).map_err(|_| PmiError::Fail)?;
         let fields: [(&str, &[u8]); 3] =
-            [("jobid", kvsname), ("srcid", src.as_bytes()), ("key", key)];
-        match self.lookup("PMI2_KVS_Get", "kvs-get", &fields)? {
-            Some(value) => {
-                self.value = value;
-                Ok(&self.value)
-            }
-            None => Err(PmiError::InvalidKey),
+            [("jobid", kvsname), ("srcid", &digits[..len]), ("key", key)];
+        if self.lookup("PMI2_KVS_Get", "kvs-get", &fields)? {
+            Ok(&self.value)
+        } else {
+            Err(PmiError::InvalidKey)
         }
     }
 
     /// `cmd=info-getjobattr`.
     fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
-        self.lookup("PMI2_Info_GetJobAttr", "info-getjobattr", &[("key", name)])
+        let found = self.lookup("PMI2_Info_GetJobAttr", "info-getjobattr", &[("key", name)])?;
+        Ok(found.then(|| self.value.clone()))
     }
 
     /// `cmd=info-getnodeattr;key=..;wait=TRUE|FALSE;`.
     fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
         let wait: &[u8] = if wait { b"TRUE" } else { b"FALSE" };
-        self.lookup(
+        let found = self.lookup(
             "PMI2_Info_GetNodeAttr",
             "info-getnodeattr",
             &[("key", name), ("wait", wait)],
-        )
+        )?;
+        Ok(found.then(|| self.value.clone()))
     }
 
     /// `cmd=info-putnodeattr`.
@@ -255,6 +259,7 @@ impl Backend for Wire2 {
                 "PMIX_Ring",
             ));
         }
+        let size = self.id.size;
         let reply = self.call(
             "PMIX_Ring",
             "ring",
@@ -266,10 +271,10 @@ impl Backend for Wire2 {
         )?;
         let position = reply.int(b"ring-count").and_then(|n| i32::try_from(n).ok());
         match (position, reply.get(b"ring-left"), reply.get(b"ring-right")) {
-            (Some(rank), Some(left), Some(right)) if (0..self.id.size).contains(&rank) => {
-                Ok((rank, self.id.size, left.to_vec(), right.to_vec()))
+            (Some(rank), Some(left), Some(right)) if (0..size).contains(&rank) => {
+                Ok((rank, size, left.to_vec(), right.to_vec()))
             }
-            _ => Err(refused("PMIX_Ring", &reply)),
+            _ => Err(refused("PMIX_Ring", reply)),
         }
     }
 
@@ -297,19 +302,14 @@ impl Backend for Wire2 {
     /// `port` (Hydra 4.0.2); nothing published under the name is `PMI_FAIL`.
     fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
         let fields: [(&str, &[u8]); 2] = [("name", service), ("infokeycount", b"0")];
-        match self.lookup("PMI2_Nameserv_lookup", "name-lookup", &fields)? {
-            Some(port) => {
-                self.value = port;
-                Ok(&self.value)
-            }
-            None => {
-                trace::line(format_args!(
-                    "PMI2_Nameserv_lookup: nothing published as \"{}\"",
-                    service.escape_ascii()
-                ));
-                Err(PmiError::Fail)
-            }
+        if self.lookup("PMI2_Nameserv_lookup", "name-lookup", &fields)? {
+            return Ok(&self.value);
         }
+        trace::line(format_args!(
+            "PMI2_Nameserv_lookup: nothing published as \"{}\"",
+            service.escape_ascii()
+        ));
+        Err(PmiError::Fail)
     }
 
     /// One `cmd=spawn` with every command as a `subcmd` group, as MPICH's and Slurm's
@@ -371,7 +371,7 @@ impl Backend for Wire2 {
         let reply = self.call("PMI2_Job_Spawn", "spawn", &fields)?;
         errors.fill(0);
         if let Some(codes) = reply.get(b"errcodes") {
-            wire::parse_errcodes(codes, errors).ok_or_else(|| refused("PMI2_Job_Spawn", &reply))?;
+            wire::parse_errcodes(codes, errors).ok_or_else(|| refused("PMI2_Job_Spawn", reply))?;
         }
         Ok(reply
             .get(b"jobid")
