@@ -146,27 +146,27 @@ static size_t answer2(const char *text)
 #define IS(name) (clen == strlen(name) && strncmp(cmd, name, clen) == 0)
     int n;
     if (IS("kvs-get") && klen >= 7 && starts(key, "missing"))
-        n = sprintf(body, "cmd=kvs-get-response;found=FALSE;rc=0;");
+        n = snprintf(body, sizeof body, "cmd=kvs-get-response;found=FALSE;rc=0;");
     else if (IS("kvs-get"))
-        n = sprintf(body, "cmd=kvs-get-response;found=TRUE;value=%s;rc=0;", value2);
+        n = snprintf(body, sizeof body, "cmd=kvs-get-response;found=TRUE;value=%s;rc=0;", value2);
     else if (IS("kvs-put"))
-        n = sprintf(body, "cmd=kvs-put-response;rc=0;");
+        n = snprintf(body, sizeof body, "cmd=kvs-put-response;rc=0;");
     else if (IS("kvs-fence"))
-        n = sprintf(body, "cmd=kvs-fence-response;rc=0;");
+        n = snprintf(body, sizeof body, "cmd=kvs-fence-response;rc=0;");
     else if (IS("fullinit"))
-        n = sprintf(body, "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=0;size=1;"
+        n = snprintf(body, sizeof body, "cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=0;size=1;"
                           "appnum=0;debugged=FALSE;pmiverbose=FALSE;rc=0;");
     else if (IS("job-getid"))
-        n = sprintf(body, "cmd=job-getid-response;jobid=kvs_bench_0;rc=0;");
+        n = snprintf(body, sizeof body, "cmd=job-getid-response;jobid=kvs_bench_0;rc=0;");
     else if (IS("info-getjobattr") && klen == 19 && starts(key, "PMI_process_mapping"))
-        n = sprintf(body, "cmd=info-getjobattr-response;found=TRUE;value=%s;rc=0;", mapping);
+        n = snprintf(body, sizeof body, "cmd=info-getjobattr-response;found=TRUE;value=%s;rc=0;", mapping);
     else if (IS("info-getjobattr") || IS("info-getnodeattr"))
-        n = sprintf(body, "cmd=%.*s-response;found=FALSE;rc=0;", (int)clen, cmd);
+        n = snprintf(body, sizeof body, "cmd=%.*s-response;found=FALSE;rc=0;", (int)clen, cmd);
     else if (IS("finalize"))
-        n = sprintf(body, "cmd=finalize-response;rc=0;");
+        n = snprintf(body, sizeof body, "cmd=finalize-response;rc=0;");
     else {
         fprintf(stderr, "canned_server: no canned answer for \"%.200s\"\n", text);
-        n = sprintf(body, "cmd=%.*s-response;rc=1;", (int)clen, cmd);
+        n = snprintf(body, sizeof body, "cmd=%.*s-response;rc=1;", (int)clen, cmd);
     }
 #undef IS
     return (size_t)sprintf(out, "%-6d%s", n, body);
@@ -177,10 +177,15 @@ static size_t serve_frames(struct peer *p)
 {
     size_t used = 0;
     while (p->len - used >= 6) {
-        char prefix[7];
+        char prefix[7], *end;
         memcpy(prefix, p->buf + used, 6);
         prefix[6] = 0;
-        size_t n = (size_t)atol(prefix);
+        long len = strtol(prefix, &end, 10);
+        if (end == prefix || len < 0 || len > BUFSZ - 7) {
+            fprintf(stderr, "canned_server: a frame without a usable length: \"%s\"\n", prefix);
+            return p->len; /* dropped: the client will see no reply */
+        }
+        size_t n = (size_t)len;
         if (p->len - used < 6 + n)
             break;
         char save = p->buf[used + 6 + n];
@@ -255,6 +260,10 @@ int main(int argc, char **argv)
     mapping = getenv("BENCH_MAPPING");
     if (!mapping)
         mapping = "(vector,(0,1,1))";
+    if (strlen(value) > 4096 || strlen(mapping) > 4096) {
+        fprintf(stderr, "canned_server: BENCH_VALUE and BENCH_MAPPING hold at most 4096 bytes\n");
+        return 2;
+    }
 
     int sp[NPEERS][2];
     for (int i = 0; i < NPEERS; i++)

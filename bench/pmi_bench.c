@@ -380,6 +380,8 @@ static int overhead(int rounds, int n)
         ratio[op] = malloc(sizeof(double) * (size_t)rounds);
         ref_raw[op] = malloc(sizeof(double) * (size_t)rounds);
         lib_ref[op] = malloc(sizeof(double) * (size_t)rounds);
+        if (!t[0][op] || !t[1][op] || !t[2][op] || !ratio[op] || !ref_raw[op] || !lib_ref[op])
+            die("out of memory");
     }
     /* Warm-up: fault in every path, fetch the cached key once. */
     for (int op = 0; op < NOPS; op++) {
@@ -398,10 +400,10 @@ static int overhead(int rounds, int n)
                 t[c][op][r] = run_client(c, op, &b);
             }
             /* getcached: how many times faster than a round trip; else library/raw. */
-            double raw = t[0][op][r], lib = t[1][op][r], ref = t[2][op][r];
+            double raw = t[0][op][r], lib = t[1][op][r];
             ratio[op][r] = op == CACHED ? raw / lib : lib / raw;
             if (nclients == 3)
-                ref_raw[op][r] = ref / raw, lib_ref[op][r] = lib / ref;
+                ref_raw[op][r] = t[2][op][r] / raw, lib_ref[op][r] = lib / t[2][op][r];
         }
     }
     for (int op = 0; op < NOPS; op++) {

@@ -82,7 +82,8 @@ int main(int argc, char **argv)
                 CHECK_RC(got, PMI2_SUCCESS);
                 CHECKF(got == PMI2_SUCCESS && strncmp(port, "ok:", 3) == 0,
                        "child %d says \"%s\"", r, port);
-                CHECKF(jobid[0] == '\0' || strcmp(port + 3, jobid) == 0,
+                CHECKF(got != PMI2_SUCCESS || strncmp(port, "ok:", 3) != 0 || jobid[0] == '\0' ||
+                           strcmp(port + 3, jobid) == 0,
                        "child %d has job id \"%s\", PMI2_Job_Spawn said \"%s\"", r, port + 3,
                        jobid);
             }

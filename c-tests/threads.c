@@ -4,10 +4,12 @@
  * Built with -DTHREADS_PMI2 (pmi2_threads) it does the same through libpmi2.so.0: PMI-2's
  * point is that its calls may come from any thread.
  * Usage: threads [calls per thread] */
+#define _XOPEN_SOURCE 700 /* nanosleep */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef THREADS_PMI2
 #include <pmi2.h>
@@ -28,10 +30,17 @@ static pthread_mutex_t failures_lock = PTHREAD_MUTEX_INITIALIZER;
  * localRanksCount, both asked of the library in every round. */
 #define SUCCESS PMI2_SUCCESS
 static int put(const char *key, const char *value) { return PMI2_KVS_Put(key, value); }
+/* A fence is no barrier under every server: a key the owner put before its fence may
+ * not be there yet; retried for up to 20 s. */
 static int get(int owner, const char *key, char *value, int len)
 {
-    int got;
-    return PMI2_KVS_Get(NULL, owner, key, value, len, &got);
+    int got, rc = PMI2_KVS_Get(NULL, owner, key, value, len, &got);
+    for (int tries = 0; rc == PMI2_ERR_INVALID_KEY && tries < 2000; tries++) {
+        struct timespec pause = {0, 10000000};
+        nanosleep(&pause, NULL);
+        rc = PMI2_KVS_Get(NULL, owner, key, value, len, &got);
+    }
+    return rc;
 }
 static int fence(void) { return PMI2_KVS_Fence(); }
 

@@ -177,6 +177,7 @@ int main(void)
     /* Read the neighbour's keys back (another node with -hosts a:2,b:2). */
     int peer = (rank + 1) % size;
     snprintf(key, sizeof key, "probe-longkey-%d-", peer);
+    memset(longkey, 'k', (size_t)keymax + 8); /* this rank's prefix may be longer */
     memcpy(longkey, key, strlen(key));
     longkey[keymax - 1] = '\0'; /* what a server truncating to keylen_max-1 keeps */
     r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, longkey);

@@ -42,11 +42,14 @@ static const char *recv_frame_within(int ms)
             char prefix[7];
             memcpy(prefix, inbuf, 6);
             prefix[6] = '\0';
+            /* Digits, blank-padded on either side (servers differ). */
+            const char *start = prefix + strspn(prefix, " ");
             char *end;
-            long len = strtol(prefix, &end, 10);
+            long len = strtol(start, &end, 10);
+            int digits = *start >= '0' && *start <= '9';
             while (*end == ' ')
                 end++;
-            if (*end || len < 0 || len > LINE_MAX_BYTES - 6)
+            if (!digits || *end || len < 0 || len > LINE_MAX_BYTES - 6)
                 give_up("a reply without a PMI-2 length prefix: \"%.40s\"", inbuf);
             if (inlen >= (size_t)len + 6) {
                 memmove(inbuf, inbuf + 6, inlen - 6);
@@ -155,8 +158,12 @@ static const char *get_polled(const char *key)
     for (int tries = 0; tries < 1000; tries++) {
         const char *r = call("kvs-get-response", "cmd=kvs-get;jobid=%s;srcid=-1;key=%s;",
                              jobid, key);
-        if (rc_of(r) == 0 && is_true(r, "found"))
-            return field(r, "value");
+        if (rc_of(r) == 0 && is_true(r, "found")) {
+            const char *v = field(r, "value");
+            if (!v)
+                give_up("%s is found but the reply has no value: \"%.200s\"", key, r);
+            return v;
+        }
         snprintf(last, sizeof last, "%s", r);
         struct timespec pause = {0, 20000000};
         nanosleep(&pause, NULL);
@@ -296,6 +303,7 @@ int main(void)
     int answered = 1;
     if (longkey_rc == 0) {
         snprintf(key, sizeof key, "p2-longkey-%d-", peer);
+        memset(longkey, 'k', 64 + 8); /* this rank's prefix may be longer than the peer's */
         memcpy(longkey, key, strlen(key));
         r = soft_call(10000, "kvs-get-response", "cmd=kvs-get;jobid=%s;srcid=-1;key=%s;",
                       jobid, longkey);

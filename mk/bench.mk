@@ -14,7 +14,7 @@ BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench pmi_bench2 wir
 # MPICH's simple client, the second reference, comes from scripts/build-mpich.sh
 # --simple-pmi (cached); without it the bench runs and says so.
 bench: deps-hydra bench-build
-	ref=$$(scripts/build-mpich.sh --simple-pmi | tail -n 1) || ref=; \
+	ref=$$(scripts/build-mpich.sh --simple-pmi) || ref=; ref=$$(echo "$$ref" | tail -n 1); \
 	BENCH_REF_LIB=$${ref:+$$ref/lib/libpmi.so.0} BENCH_BIN=$(BENCH_BIN) BENCH_LIB=$(LIB) \
 	  MPIEXEC=$(MPIEXEC) BENCH_MAPPING_BIN=$(BENCH_TARGET)/release/mapping_bench bench/run.sh
 

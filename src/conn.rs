@@ -171,7 +171,7 @@ impl Conn {
     /// Read until a whole line is buffered; return its range in `buf`, newline excluded.
     /// `expected` names the reply awaited, for the message when `PMI_TIMEOUT` runs out.
     fn recv_line(&mut self, expected: &[u8]) -> PmiResult<Range<usize>> {
-        self.recv_by(expected, MAX_LINE, |bytes| {
+        self.recv_by(expected, "", MAX_LINE, |bytes| {
             Ok(memchr(b'\n', bytes).map(|i| (0..i, i + 1)))
         })
     }
@@ -181,14 +181,19 @@ impl Conn {
     /// reply is parsed into the connection's own [`Command`], reused from call to call.
     pub fn call_framed(&mut self, request: &[u8], cmd: &[u8]) -> PmiResult<&Command> {
         self.send(request)?;
-        let range = self.recv_by(cmd, wire2::MAX_COMMAND + wire2::LEN_DIGITS, |bytes| {
-            let Some(prefix) = bytes.get(..wire2::LEN_DIGITS) else {
-                return Ok(None);
-            };
-            let len = wire2::frame_len(prefix).ok_or("a PMI-2 frame without a length")?;
-            let end = wire2::LEN_DIGITS + len;
-            Ok((bytes.len() >= end).then_some((wire2::LEN_DIGITS..end, end)))
-        })?;
+        let range = self.recv_by(
+            cmd,
+            "-response",
+            wire2::MAX_COMMAND + wire2::LEN_DIGITS,
+            |bytes| {
+                let Some(prefix) = bytes.get(..wire2::LEN_DIGITS) else {
+                    return Ok(None);
+                };
+                let len = wire2::frame_len(prefix).ok_or("a PMI-2 frame without a length")?;
+                let end = wire2::LEN_DIGITS + len;
+                Ok((bytes.len() >= end).then_some((wire2::LEN_DIGITS..end, end)))
+            },
+        )?;
         if self.reply.parse_from(&self.buf[range.clone()])
             && self.reply.cmd().strip_suffix(b"-response") == Some(cmd)
         {
@@ -204,10 +209,12 @@ impl Conn {
     /// Read until `frame` finds a whole message at the front of the unread bytes: it
     /// returns `Ok(Some((message range, bytes consumed)))`, relative to the unread bytes,
     /// `Ok(None)` to read more, or `Err(why)` for bytes that cannot start a message. The
-    /// buffer grows up to `cap` bytes. Returns the message's range in `buf`.
+    /// buffer grows up to `cap` bytes. Returns the message's range in `buf`. `expected`
+    /// and `suffix` name the reply awaited, for the messages.
     fn recv_by(
         &mut self,
         expected: &[u8],
+        suffix: &str,
         cap: usize,
         frame: impl Fn(&[u8]) -> Result<Option<(Range<usize>, usize)>, &'static str>,
     ) -> PmiResult<Range<usize>> {
@@ -248,7 +255,7 @@ impl Conn {
             if let Some(ms) = self.timeout_ms {
                 if !self.ready_within(ms)? {
                     return Err(self.fail(format_args!(
-                        "no reply (cmd={}) from the process manager in {} s (PMI_TIMEOUT)",
+                        "no reply (cmd={}{suffix}) from the process manager in {} s (PMI_TIMEOUT)",
                         expected.escape_ascii(),
                         ms / 1000
                     )));

@@ -373,9 +373,10 @@ impl Backend for Wire2 {
         if let Some(codes) = reply.get(b"errcodes") {
             wire::parse_errcodes(codes, errors).ok_or_else(|| refused("PMI2_Job_Spawn", reply))?;
         }
+        // As `job-getid`'s: not empty, no NUL (a C string would end there).
         Ok(reply
             .get(b"jobid")
-            .filter(|id| !id.is_empty())
+            .filter(|id| !id.is_empty() && !id.contains(&0))
             .map(<[u8]>::to_vec))
     }
 
