@@ -180,4 +180,20 @@ static int mapping_clique(const char *map, int me, int size, int *out)
     return count;
 }
 
+/* Whether the kit's spawn test runs: not skipped by CONFORMANCE_SKIP, and this
+ * program's path found (into `self`, PATH_MAX bytes); else the SKIP line says why. */
+static int spawn_may_run(char *self)
+{
+    const char *skip = getenv("CONFORMANCE_SKIP");
+    if (skip && strstr(skip, "spawn")) {
+        emit("SKIP", "spawn", "not run: CONFORMANCE_SKIP=%s", skip);
+        return 0;
+    }
+    if (!realpath("/proc/self/exe", self)) {
+        emit("SKIP", "spawn", "cannot find this program's path");
+        return 0;
+    }
+    return 1;
+}
+
 #endif

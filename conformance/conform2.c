@@ -416,15 +416,8 @@ static char g_spawn_tag[64];
 static void spawn_start(void)
 {
     char self[PATH_MAX];
-    const char *skip = getenv("CONFORMANCE_SKIP");
-    if (skip && strstr(skip, "spawn")) {
-        emit("SKIP", "spawn", "not run: CONFORMANCE_SKIP=%s", skip);
+    if (!spawn_may_run(self))
         return;
-    }
-    if (!realpath("/proc/self/exe", self)) {
-        emit("SKIP", "spawn", "cannot find this program's path");
-        return;
-    }
     snprintf(g_spawn_tag, sizeof g_spawn_tag, "%.40s", g_jobid);
     for (char *c = g_spawn_tag; *c; c++)
         if (*c == ' ' || *c == ';' || *c == '=')
