@@ -125,7 +125,10 @@ check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	readelf -d $(LIB)/libpmi.so.0 | grep -q 'SONAME.*\[libpmi.so.0\]'
 	nm -D --defined-only $(LIB)/libpmi2.so.0 | awk '{print $$3}' | sort | diff -u symbols2.txt -
 	readelf -d $(LIB)/libpmi2.so.0 | grep -q 'SONAME.*\[libpmi2.so.0\]'
-	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0"
+	@# The unwinder is linked in (build.rs) wherever gcc has libgcc_eh.a: no libgcc_s.so.1.
+	if [ -f "$$($(CC) -print-file-name=libgcc_eh.a)" ]; then \
+	  ! readelf -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 | grep 'NEEDED.*libgcc_s'; fi
+	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0; no libgcc_s"
 
 header:
 	scripts/ensure-deps.sh cbindgen

@@ -161,3 +161,20 @@ pub unsafe fn out_ints<'a>(p: *mut c_int, length: c_int) -> PmiResult<&'a mut [c
     // SAFETY: non-NULL, and the caller promises `length` writable, unaliased ints.
     Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The panic boundary holds with the unwinder this crate links (statically, see
+    /// `build.rs`): a panicking body is `PMI_FAIL`, and the caller goes on.
+    #[test]
+    fn a_panic_is_pmi_fail() {
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let code = guard(|f| f.write_str("PMI_Test()"), || panic!("injected"));
+        std::panic::set_hook(hook);
+        assert_eq!(code, PMI_FAIL);
+        assert_eq!(guard(|f| f.write_str("PMI_Test()"), || Ok(())), PMI_SUCCESS);
+    }
+}
