@@ -9,6 +9,9 @@
  *   pmi_bench init [raw-first]    PMI_Init's time, the lines it sent, its page faults, and
  *                                 the raw client's two round trips after (or before) it
  *   pmi_bench clique              the first PMI_Get_clique_size + PMI_Get_clique_ranks
+ *   pmi_bench load B K PROG@DIR...  K batches: B processes of each PROG started at once
+ *                                 with LD_LIBRARY_PATH=DIR alone, each PROG first in
+ *                                 turn; per batch, the CPU time per process
  *
  * The raw client is the least a lock-step client can do: one preformatted write, then
  * read until the newline. The library gets the same keys and values, preformatted too,
@@ -25,10 +28,12 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -565,6 +570,51 @@ static int clique_bench(void)
 
 #endif
 
+#ifndef BENCH_PMI2
+/* The CPU time (user and system) of the children waited for so far, in ns. */
+static long long children_cpu_ns(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
+}
+
+/* What loading a library costs when many processes start at once, as in a job's launch:
+ * per batch, `batch` processes of one program spawned together and waited for. */
+static int load_bench(int batch, int batches, int nprog, char **progs)
+{
+    if (batch < 1 || batches < 1 || nprog < 1)
+        die("load: a batch size, a batch count and programs are needed");
+    for (int k = 0; k < batches; k++)
+        for (int j = 0; j < nprog; j++) {
+            int p = (j + k) % nprog;
+            char prog[4096], env[4200];
+            if ((size_t)snprintf(prog, sizeof prog, "%s", progs[p]) >= sizeof prog)
+                die("load: program name too long");
+            char *at = strchr(prog, '@');
+            if (!at)
+                die("load: PROG@DIR expected");
+            *at = '\0';
+            snprintf(env, sizeof env, "LD_LIBRARY_PATH=%s", at + 1);
+            char *envp[] = {env, NULL}, *args[] = {prog, NULL};
+            long long before = children_cpu_ns();
+            for (int i = 0; i < batch; i++) {
+                pid_t pid;
+                if (posix_spawn(&pid, prog, NULL, NULL, args, envp) != 0)
+                    die("load: cannot start a program");
+            }
+            for (int i = 0; i < batch; i++) {
+                int status;
+                if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                    die("load: a program failed");
+            }
+            printf("load prog=%d batch=%d cpu_ns=%lld\n", p, k, (children_cpu_ns() - before) / batch);
+        }
+    return 0;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -584,7 +634,10 @@ int main(int argc, char **argv)
         return init_bench(argc >= 3 && strcmp(argv[2], "raw-first") == 0);
     if (argc >= 2 && strcmp(argv[1], "clique") == 0)
         return clique_bench();
-    fprintf(stderr, "usage: pmi_bench overhead ROUNDS N | count OP N | init | clique\n");
+    if (argc >= 5 && strcmp(argv[1], "load") == 0)
+        return load_bench(atoi(argv[2]), atoi(argv[3]), argc - 4, argv + 4);
+    fprintf(stderr,
+            "usage: pmi_bench overhead ROUNDS N | count OP N | init | clique | load B K PROG@DIR...\n");
     return 2;
 #endif
 }

@@ -238,6 +238,28 @@ row 'Clique of rank 1000000 in `(vector,(0,4096,256))`, 1048576 ranks: first `PM
 #--------------------------------------------------------------------------------------
 # 5. Wire-up under Hydra: the MPI_Init pattern, library against the minimal C client.
 say "6/7 wire-up under Hydra: n = $SIZES, one node and two simulated nodes, $REPS repetitions"
+# What every rank pays before main: loading the library, with as many processes starting
+# at once as in the largest job here (CPU time per process: on 2 cores that is the launch).
+LOAD_N=$(tr ' ' '\n' <<<"$SIZES" | sort -n | tail -n 1)
+progs=("$BIN/loadnone@/nonexistent" "$BIN/loadonly@$(realpath "$LIBDIR")")
+[ -n "$REF_LIB" ] && progs+=("$BIN/loadonly@$(dirname "$(realpath "$REF_LIB")")")
+if "$BIN/pmi_bench" load "$LOAD_N" "$REPS" "${progs[@]}" >"$LOG/load.txt" 2>"$LOG/load.err"; then
+    lcpu() { sed -n "s/^load prog=$1 .*cpu_ns=\([0-9]*\).*/\1/p" "$LOG/load.txt"; }
+    none=$(lcpu 0 | med) lib=$(lcpu 1 | med)
+    what="Loading the library: CPU time per process, $LOAD_N processes started at once (\`bench/loadonly.c\`, median of $REPS batches)"
+    if [ -n "$REF_LIB" ]; then
+        ref=$(lcpu 2 | med)
+        read -r pr pq1 pq3 < <(paste <(lcpu 1) <(lcpu 2) | awk '{print $1 / $2}' | sort -g |
+            awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[int(NR/4)+1], v[int(3*NR/4)+1]}')
+        row "$what" "$REF $(fmt "$(calc "$ref/1000")" %.0f) µs; no library $(fmt "$(calc "$none/1000")" %.0f) µs" \
+            "$(fmt "$(calc "$lib/1000")" %.0f) µs" "$(fmt "$pr" %.3f)× (IQR $(fmt "$pq1" %.3f)–$(fmt "$pq3" %.3f))" \
+            "≤ 1.00× $REF" "$(ok le "$pr" 1.00)"
+    else
+        row "$what" "no library $(fmt "$(calc "$none/1000")" %.0f) µs" "$(fmt "$(calc "$lib/1000")" %.0f) µs" "" "" ""
+    fi
+else
+    say "pmi_bench load failed (see $LOG/load.err)"
+fi
 if command -v "$MPIEXEC" >/dev/null; then
     # One job: prints the largest wire-up time over the ranks, or "error". Client "ref"
     # is the library program on MPICH's simple client.
@@ -406,6 +428,13 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   includes exactly one get round trip), median. Parse and clique alone:
   \`bench/src/mapping_bench.rs\` calls \`pmi::mapping::Mapping::parse\` and \`clique\`
   (median of 501 iterations, and the first, cold one).
+- **Loading the library**: \`pmi_bench load\` starts $LOAD_N processes at once with
+  \`posix_spawn\` and waits for them, $REPS batches per program, each program first in
+  turn: \`bench/loadonly.c\` linked with this library (which it never calls), the same
+  program on $REF (\`LD_LIBRARY_PATH\`), and the program built without a library. The
+  figure is the children's CPU time (user and system, \`getrusage\`) divided by $LOAD_N:
+  on 2 cores, what every rank of a job costs the others before its \`main\`. The ratio
+  is the median of the per-batch ratios.
 - **Wire-up** (\`bench/wireup_lib.c\` against \`bench/wireup_raw.c\`, the minimal C client
   speaking the wire directly): \`$MPIEXEC -launcher fork -hosts a:N\` (one node) and
   \`-hosts a:N/2,b:N/2\` (two simulated nodes), \`-n N\`. Each rank: init, the maxima, the

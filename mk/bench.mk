@@ -7,7 +7,8 @@
 BENCH_BIN    := $(BUILD)/bench
 BENCH_CFLAGS := -std=gnu99 $(CWARN) -O2
 BENCH_TARGET := $(CURDIR)/$(BUILD)/bench-target
-BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench pmi_bench2 wireup_lib wireup_raw)
+BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench pmi_bench2 wireup_lib wireup_raw \
+                loadonly loadnone)
 
 .PHONY: bench bench-build
 
@@ -26,6 +27,15 @@ $(BENCH_BIN)/canned_server: bench/canned_server.c
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 $(BENCH_BIN)/wireup_raw: bench/wireup_raw.c bench/wireup.h c-tests/check.h
+	mkdir -p $(BENCH_BIN)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+# A process that loads the library and exits, and the same without it (pmi_bench load).
+$(BENCH_BIN)/loadonly: bench/loadonly.c include/pmi.h $(LIB)/libpmi.so.0
+	mkdir -p $(BENCH_BIN)
+	$(CC) $(BENCH_CFLAGS) -DLOAD_PMI -Iinclude -o $@ $< -L$(LIB) -lpmi
+
+$(BENCH_BIN)/loadnone: bench/loadonly.c
 	mkdir -p $(BENCH_BIN)
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
