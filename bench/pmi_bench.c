@@ -17,14 +17,15 @@
  * read until the newline. The library gets the same keys and values, preformatted too,
  * and sends the same bytes.
  *
- * Built with -DBENCH_PMI2 (pmi_bench2) it measures libpmi2.so.0 the same way, overhead
- * only: the PMI-2 calls (PMI2_KVS_Get with the source-rank hint, PMI2_KVS_Put,
+ * Built with -DBENCH_PMI2 (pmi_bench2) it measures libpmi2.so.0 the same way (overhead
+ * and count): the PMI-2 calls (PMI2_KVS_Get with the source-rank hint, PMI2_KVS_Put,
  * PMI2_KVS_Fence) against a raw client writing the same preformatted frames and reading
  * each framed reply.
  *
- * With BENCH_REF_LIB naming another libpmi.so.0 (MPICH's simple client), the PMI-1
- * overhead run measures it too, as a third client on its own connection (BENCH_REF_FD),
- * loaded with dlopen(RTLD_DEEPBIND) so that its PMI_ symbols stay its own. */
+ * With BENCH_REF_LIB naming another client library of the same API (MPICH's simple
+ * client, libpmi.so.0 or libpmi2.so.0), the overhead run measures it too, as a third
+ * client on its own connection (BENCH_REF_FD), loaded with dlopen(RTLD_DEEPBIND) so that
+ * its symbols stay its own; `count refOP` runs it alone. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -95,124 +96,106 @@ static size_t raw_rt_as(const char *line, size_t len, int framed)
     }
 }
 
+/* A client library: this one (linked) or the reference (BENCH_REF_LIB, loaded with
+ * dlopen(RTLD_DEEPBIND) so that its symbols stay its own), called through one table. */
 #ifdef BENCH_PMI2
 #define raw_rt(line, len) raw_rt_as(line, len, 1)
+#define API(X)                                                                                    \
+    X(init, PMI2_Init) X(get, PMI2_KVS_Get) X(put, PMI2_KVS_Put) X(sync, PMI2_KVS_Fence)          \
+        X(finalize, PMI2_Finalize)
+#define OK PMI2_SUCCESS
+#define MISSING_RC PMI2_ERR_INVALID_KEY
+#else
+#define raw_rt(line, len) raw_rt_as(line, len, 0)
+#define API(X)                                                                                    \
+    X(init, PMI_Init) X(get, PMI_KVS_Get) X(put, PMI_KVS_Put) X(sync, PMI_Barrier)                \
+        X(finalize, PMI_Finalize)
+#define OK PMI_SUCCESS
+#define MISSING_RC PMI_ERR_INVALID_KEY
+#endif
+
+struct client {
+    const char *name;
+    /* Whether a get of a missing key must give MISSING_RC (else any failure will do:
+     * MPICH's simple client answers PMI_FAIL). */
+    int strict;
+#define FIELD(f, sym) __typeof__(&sym) f;
+    API(FIELD)
+#undef FIELD
+};
+
+#define DIRECT(f, sym) .f = sym,
+static struct client lib = {.name = "library", .strict = 1, API(DIRECT)};
+#undef DIRECT
+static struct client ref = {.name = "reference"};
+static int have_ref;
+
+/* One call of `op` for `key` by client c, its return code as is. */
+static int call(const struct client *c, int op, const char *key)
+{
+    switch (op) {
+    case PUT:
+#ifdef BENCH_PMI2
+        return c->put(key, CARD);
+#else
+        return c->put(kvsname, key, CARD);
+#endif
+    case BARRIER:
+        return c->sync();
+    default: {
+#ifdef BENCH_PMI2
+        int len;
+        return c->get(NULL, 0, key, value, VALMAX, &len);
+#else
+        return c->get(kvsname, key, value, VALMAX);
+#endif
+    }
+    }
+}
+
+static void client_op(const struct client *c, int op, const char *key)
+{
+    int rc = call(c, op, key);
+    if (op == MISSING && (c->strict ? rc == MISSING_RC : rc != OK))
+        return;
+    if (rc != OK) {
+        fprintf(stderr, "pmi_bench: %s: %s of %s: rc %d\n", c->name, op_name[op], key, rc);
+        exit(1);
+    }
+}
+
+static int client_init(const struct client *c)
+{
+#ifdef BENCH_PMI2
+    int spawned, size, rank, appnum;
+    return c->init(&spawned, &size, &rank, &appnum);
+#else
+    int spawned;
+    return c->init(&spawned);
+#endif
+}
 
 static void lib_init(void)
 {
-    int spawned, size, rank, appnum;
-    if (PMI2_Init(&spawned, &size, &rank, &appnum) != PMI2_SUCCESS)
-        die("PMI2_Init failed");
-    if (PMI2_Job_GetId(kvsname, sizeof kvsname) != PMI2_SUCCESS)
-        die("PMI2_Job_GetId failed");
-    if (strcmp(kvsname, KVS) != 0)
-        die("unexpected job id");
+    if (client_init(&lib) != OK)
+        die("the library's init failed");
+#ifdef BENCH_PMI2
+    int rc = PMI2_Job_GetId(kvsname, sizeof kvsname);
+#else
+    int rc = PMI_KVS_Get_my_name(kvsname, sizeof kvsname);
+#endif
+    if (rc != OK || strcmp(kvsname, KVS) != 0)
+        die("no kvsname, or an unexpected one");
     const char *fd = getenv("BENCH_RAW_FD");
     if (!fd)
         die("BENCH_RAW_FD not set: run under canned_server");
     rawfd = atoi(fd);
+#ifdef BENCH_PMI2
     /* The raw connection speaks PMI-2 from its first line on. */
     static const char init[] = "cmd=init pmi_version=2 pmi_subversion=0\n";
     raw_rt_as(init, sizeof init - 1, 0);
+#endif
 }
-
-/* The frame the library sends for one call. */
-static int format_request(char *line, size_t size, int op, const char *key)
-{
-    char body[152];
-    int m = op == PUT       ? snprintf(body, sizeof body, "cmd=kvs-put;key=%s;value=" CARD ";", key)
-            : op == BARRIER ? snprintf(body, sizeof body, "cmd=kvs-fence;")
-                            : snprintf(body, sizeof body,
-                                       "cmd=kvs-get;jobid=" KVS ";srcid=0;key=%s;", key);
-    return snprintf(line, size, "%-6d%s", m, body);
-}
-
-static void lib_op(int op, const char *key)
-{
-    int rc, len;
-    switch (op) {
-    case GET:
-    case CACHED:
-    case MISSING:
-        rc = PMI2_KVS_Get(NULL, 0, key, value, VALMAX, &len);
-        break;
-    case PUT:
-        rc = PMI2_KVS_Put(key, CARD);
-        break;
-    default:
-        rc = PMI2_KVS_Fence();
-        break;
-    }
-    if (op == MISSING && rc == PMI2_ERR_INVALID_KEY)
-        return;
-    if (rc != PMI2_SUCCESS) {
-        fprintf(stderr, "pmi_bench: %s of %s: rc %d\n", op_name[op], key, rc);
-        exit(1);
-    }
-}
-
-#define lib_finalize PMI2_Finalize
-#else
-#define raw_rt(line, len) raw_rt_as(line, len, 0)
-
-static void lib_init(void)
-{
-    int spawned;
-    if (PMI_Init(&spawned) != PMI_SUCCESS)
-        die("PMI_Init failed");
-    if (PMI_KVS_Get_my_name(kvsname, sizeof kvsname) != PMI_SUCCESS)
-        die("PMI_KVS_Get_my_name failed");
-    if (strcmp(kvsname, KVS) != 0)
-        die("unexpected kvsname");
-    const char *fd = getenv("BENCH_RAW_FD");
-    if (!fd)
-        die("BENCH_RAW_FD not set: run under canned_server");
-    rawfd = atoi(fd);
-}
-
-/* The line the library sends for one call. */
-static int format_request(char *line, size_t size, int op, const char *key)
-{
-    return op == PUT ? snprintf(line, size, "cmd=put kvsname=" KVS " key=%s value=" CARD "\n", key)
-           : op == BARRIER ? snprintf(line, size, "cmd=barrier_in\n")
-                           : snprintf(line, size, "cmd=get kvsname=" KVS " key=%s\n", key);
-}
-
-static void lib_op(int op, const char *key)
-{
-    int rc;
-    switch (op) {
-    case GET:
-    case CACHED:
-    case MISSING:
-        rc = PMI_KVS_Get(kvsname, key, value, VALMAX);
-        break;
-    case PUT:
-        rc = PMI_KVS_Put(kvsname, key, CARD);
-        break;
-    default:
-        rc = PMI_Barrier();
-        break;
-    }
-    if (op == MISSING && rc == PMI_ERR_INVALID_KEY)
-        return;
-    if (rc != PMI_SUCCESS) {
-        fprintf(stderr, "pmi_bench: %s of %s: rc %d\n", op_name[op], key, rc);
-        exit(1);
-    }
-}
-
-#define lib_finalize PMI_Finalize
-
-/* The reference client library, when BENCH_REF_LIB names one. */
-static struct {
-    int (*init)(int *);
-    int (*get)(const char *, const char *, char *, int);
-    int (*put)(const char *, const char *, const char *);
-    int (*barrier)(void);
-    int (*finalize)(void);
-} ref;
-static int have_ref;
 
 static void *ref_sym(void *h, const char *name)
 {
@@ -222,7 +205,8 @@ static void *ref_sym(void *h, const char *name)
     return f;
 }
 
-/* Load the reference library and run its PMI_Init on BENCH_REF_FD. */
+/* Load the reference library, when BENCH_REF_LIB names one, and run its init on
+ * BENCH_REF_FD. */
 static void ref_init(void)
 {
     const char *path = getenv("BENCH_REF_LIB"), *fd = getenv("BENCH_REF_FD");
@@ -233,43 +217,34 @@ static void ref_init(void)
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!h)
         die(dlerror());
-    *(void **)&ref.init = ref_sym(h, "PMI_Init");
-    *(void **)&ref.get = ref_sym(h, "PMI_KVS_Get");
-    *(void **)&ref.put = ref_sym(h, "PMI_KVS_Put");
-    *(void **)&ref.barrier = ref_sym(h, "PMI_Barrier");
-    *(void **)&ref.finalize = ref_sym(h, "PMI_Finalize");
+#define LOOKUP(f, sym) *(void **)&ref.f = ref_sym(h, #sym);
+    API(LOOKUP)
+#undef LOOKUP
     char ours[32];
     snprintf(ours, sizeof ours, "%s", getenv("PMI_FD"));
     setenv("PMI_FD", fd, 1);
-    int spawned;
-    if (ref.init(&spawned) != 0)
-        die("the reference library's PMI_Init failed");
+    if (client_init(&ref) != OK)
+        die("the reference library's init failed");
     setenv("PMI_FD", ours, 1);
     have_ref = 1;
 }
 
-static void ref_op(int op, const char *key)
+/* The request the library sends for one call: a line, or a PMI-2 frame. */
+static int format_request(char *line, size_t size, int op, const char *key)
 {
-    int rc;
-    switch (op) {
-    case GET:
-    case CACHED:
-    case MISSING:
-        rc = ref.get(KVS, key, value, VALMAX);
-        break;
-    case PUT:
-        rc = ref.put(KVS, key, CARD);
-        break;
-    default:
-        rc = ref.barrier();
-        break;
-    }
-    if (rc != 0 && op != MISSING) {
-        fprintf(stderr, "pmi_bench: reference %s of %s: rc %d\n", op_name[op], key, rc);
-        exit(1);
-    }
-}
+#ifdef BENCH_PMI2
+    char body[152];
+    int m = op == PUT       ? snprintf(body, sizeof body, "cmd=kvs-put;key=%s;value=" CARD ";", key)
+            : op == BARRIER ? snprintf(body, sizeof body, "cmd=kvs-fence;")
+                            : snprintf(body, sizeof body,
+                                       "cmd=kvs-get;jobid=" KVS ";srcid=0;key=%s;", key);
+    return snprintf(line, size, "%-6d%s", m, body);
+#else
+    return op == PUT ? snprintf(line, size, "cmd=put kvsname=" KVS " key=%s value=" CARD "\n", key)
+           : op == BARRIER ? snprintf(line, size, "cmd=barrier_in\n")
+                           : snprintf(line, size, "cmd=get kvsname=" KVS " key=%s\n", key);
 #endif
+}
 
 /* Keys and raw request lines for one batch, formatted before the clock starts. */
 struct batch {
@@ -302,24 +277,14 @@ static void prepare(struct batch *b, int op, const char *tag, int n)
     b->n = n;
 }
 
-/* ns per operation for one batch. */
-static double run_lib(int op, const struct batch *b)
+/* ns per operation for one batch by a client library. */
+static double run_with(const struct client *c, int op, const struct batch *b)
 {
     long long t0 = now_ns();
     for (int i = 0; i < b->n; i++)
-        lib_op(op, b->key[i]);
+        client_op(c, op, b->key[i]);
     return (double)(now_ns() - t0) / b->n;
 }
-
-#ifndef BENCH_PMI2
-static double run_ref(int op, const struct batch *b)
-{
-    long long t0 = now_ns();
-    for (int i = 0; i < b->n; i++)
-        ref_op(op, b->key[i]);
-    return (double)(now_ns() - t0) / b->n;
-}
-#endif
 
 static double run_raw(const struct batch *b)
 {
@@ -361,22 +326,15 @@ static void spread(double *v, int n, double *q1, double *mid, double *q3)
 /* One batch of `op` by client c: 0 raw, 1 the library, 2 the reference. */
 static double run_client(int c, int op, const struct batch *b)
 {
-#ifndef BENCH_PMI2
-    if (c == 2)
-        return run_ref(op, b);
-#endif
-    return c == 0 ? run_raw(b) : run_lib(op, b);
+    return c == 0 ? run_raw(b) : run_with(c == 1 ? &lib : &ref, op, b);
 }
 
 static int overhead(int rounds, int n)
 {
     struct batch b;
     alloc_batch(&b, n);
-    int nclients = 2;
-#ifndef BENCH_PMI2
     ref_init();
-    nclients += have_ref;
-#endif
+    int nclients = 2 + have_ref;
     /* t[c][op][r]: ns per call of client c; the ratios per round. */
     double *t[3][NOPS], *ratio[NOPS], *ref_raw[NOPS], *lib_ref[NOPS];
     for (int op = 0; op < NOPS; op++) {
@@ -429,15 +387,12 @@ static int overhead(int rounds, int n)
         }
         printf("\n");
     }
-    lib_finalize();
-#ifndef BENCH_PMI2
+    lib.finalize();
     if (have_ref)
         ref.finalize();
-#endif
     return 0;
 }
 
-#ifndef BENCH_PMI2
 /* N operations of one kind after a warm-up of the same kind: for strace -c and for
  * valgrind's heap summary, run at two values of N; the difference is per operation. */
 static int count(const char *what, int n)
@@ -476,21 +431,18 @@ static int count(const char *what, int n)
             if (is_raw) {
                 int m = format_request(line, sizeof line, op, key);
                 raw_rt(line, (size_t)m);
-            } else if (is_ref) {
-                ref_op(missing ? MISSING : op, key);
-            } else if (missing) {
-                if (PMI_KVS_Get(kvsname, key, value, VALMAX) != PMI_ERR_INVALID_KEY)
-                    die("a get of a missing key did not return PMI_ERR_INVALID_KEY");
             } else {
-                lib_op(op, key);
+                client_op(is_ref ? &ref : &lib, missing ? MISSING : op, key);
             }
         }
     }
-    PMI_Finalize();
+    lib.finalize();
     if (have_ref)
         ref.finalize();
     return 0;
 }
+
+#ifndef BENCH_PMI2
 
 static long bench_count(void)
 {
@@ -622,14 +574,14 @@ int main(int argc, char **argv)
         lib_init();
         return overhead(atoi(argv[2]), atoi(argv[3]));
     }
-#ifdef BENCH_PMI2
-    fprintf(stderr, "usage: pmi_bench2 overhead ROUNDS N\n");
-    return 2;
-#else
     if (argc >= 4 && strcmp(argv[1], "count") == 0) {
         lib_init();
         return count(argv[2], atoi(argv[3]));
     }
+#ifdef BENCH_PMI2
+    fprintf(stderr, "usage: pmi_bench2 overhead ROUNDS N | count OP N\n");
+    return 2;
+#else
     if (argc >= 2 && strcmp(argv[1], "init") == 0)
         return init_bench(argc >= 3 && strcmp(argv[2], "raw-first") == 0);
     if (argc >= 2 && strcmp(argv[1], "clique") == 0)
