@@ -4,6 +4,8 @@
 #
 # Environment (all optional): BENCH_BIN (the C programs), BENCH_LIB (libpmi.so.0),
 # BENCH_REF_LIB (MPICH's simple client as a libpmi.so.0: the second reference),
+# BENCH_REF_LIB2 (MPICH's simple PMI-2 client as a libpmi2.so.0; by default the
+# libpmi2.so.0 beside BENCH_REF_LIB),
 # BENCH_MAPPING_BIN (the Rust mapping bench), MPIEXEC, BENCH_OUT (the results file),
 # BENCH_ROUNDS and BENCH_N (client overhead: rounds, operations per batch),
 # BENCH_REPS (repetitions of each Hydra job), BENCH_RUNS (runs of the init and clique
@@ -18,10 +20,12 @@ MPIEXEC=${MPIEXEC:-mpiexec.hydra}
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 REF_LIB=${BENCH_REF_LIB:-}
 [ -f "$REF_LIB" ] || REF_LIB=""
+REF_LIB2=${BENCH_REF_LIB2:-${REF_LIB:+$(dirname "$REF_LIB")/libpmi2.so.0}}
+[ -f "$REF_LIB2" ] || REF_LIB2=""
 REF="MPICH 4.0.2's simple client"
 ROUNDS=${BENCH_ROUNDS:-41}
 N=${BENCH_N:-2000}
-REPS=${BENCH_REPS:-11}
+REPS=${BENCH_REPS:-31}
 RUNS=${BENCH_RUNS:-15}
 SIZES=${BENCH_SIZES:-8 32 64}
 # Two run lengths for strace and valgrind; the difference is divided by N2 - N1.
@@ -104,7 +108,8 @@ say "1/7 client overhead: $ROUNDS rounds x $N operations, raw and library interl
 [ -n "$REF_LIB" ] || NOTES+=("No second reference: \`scripts/build-mpich.sh --simple-pmi\` did not give MPICH's simple client (BENCH_REF_LIB unset).")
 overhead pmi_bench overhead PMI_KVS_Get PMI_KVS_Put PMI_Barrier "$REF_LIB"
 say "2/7 the same for libpmi2.so.0 (PMI-2 frames)"
-overhead pmi_bench2 overhead2 PMI2_KVS_Get PMI2_KVS_Put PMI2_KVS_Fence
+[ -n "$REF_LIB2" ] || NOTES+=("No PMI-2 reference: MPICH's simple PMI-2 client (libpmi2.so.0 beside BENCH_REF_LIB) is missing.")
+overhead pmi_bench2 overhead2 PMI2_KVS_Get PMI2_KVS_Put PMI2_KVS_Fence "$REF_LIB2"
 
 #--------------------------------------------------------------------------------------
 # 2. System calls per operation (strace -f -c on the client only; the canned server
@@ -167,23 +172,29 @@ if have_tool valgrind; then
         "amortised growth of the get cache and the put-once record" "(growth)"
     # Instructions per call in the client process (callgrind, user space): what each
     # client does around the same round trip, deterministic where the times are noisy.
-    instr() { # op n -> instructions executed by the client process
-        BENCH_REF_LIB=$REF_LIB canned valgrind --tool=callgrind --callgrind-out-file="$LOG/callgrind.$1.$2" \
-            "$BIN/pmi_bench" count "$1" "$2" >/dev/null 2>"$LOG/callgrind.$1.$2.err" || { echo nan; return; }
-        sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$LOG/callgrind.$1.$2.err" | tail -n 1
+    instr() { # program reflib op n -> instructions executed by the client process
+        BENCH_REF_LIB=$2 canned valgrind --tool=callgrind --callgrind-out-file="$LOG/callgrind.$1.$3.$4" \
+            "$BIN/$1" count "$3" "$4" >/dev/null 2>"$LOG/callgrind.$1.$3.$4.err" || { echo nan; return; }
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$LOG/callgrind.$1.$3.$4.err" | tail -n 1
     }
-    per_instr() { local a b; a=$(instr "$1" $N1) b=$(instr "$1" $N2); calc "($b - $a) / ($N2 - $N1)"; }
-    for op in get put barrier getmissing; do
-        lib=$(per_instr "$op") raw=$(per_instr "raw$op") ref=nan
-        [ -n "$REF_LIB" ] && ref=$(per_instr "ref$op")
-        case $op in
-            get) what='`PMI_KVS_Get`, distinct keys';; put) what='`PMI_KVS_Put`, distinct keys';;
-            barrier) what='`PMI_Barrier`';; getmissing) what='`PMI_KVS_Get` of a missing key';;
-        esac
-        row "$what: instructions per call in the client (callgrind; the loop's own key formatting included)" \
-            "raw $(fmt "$raw" %.0f); $REF $(fmt "$ref" %.0f)" "$(fmt "$lib" %.0f)" \
-            "$(fmt "$(calc "$lib / $ref")" %.2f)× $REF" "≤ $REF" "$(ok le "$lib" "$ref")"
-    done
+    per_instr() { local a b; a=$(instr "$@" $N1) b=$(instr "$@" $N2); calc "($b - $a) / ($N2 - $N1)"; }
+    # instr_rows PROGRAM REFLIB GET PUT BARRIER: one row per call.
+    instr_rows() {
+        local prog=$1 reflib=$2 op lib raw ref what
+        for op in get put barrier getmissing; do
+            lib=$(per_instr "$prog" "$reflib" "$op") raw=$(per_instr "$prog" "$reflib" "raw$op") ref=nan
+            [ -n "$reflib" ] && ref=$(per_instr "$prog" "$reflib" "ref$op")
+            case $op in
+                get) what="\`$3\`, distinct keys";; put) what="\`$4\`, distinct keys";;
+                barrier) what="\`$5\`";; getmissing) what="\`$3\` of a missing key";;
+            esac
+            row "$what: instructions per call in the client (callgrind; the loop's own key formatting included)" \
+                "raw $(fmt "$raw" %.0f); $REF $(fmt "$ref" %.0f)" "$(fmt "$lib" %.0f)" \
+                "$(fmt "$(calc "$lib / $ref")" %.2f)× $REF" "≤ $REF" "$(ok le "$lib" "$ref")"
+        done
+    }
+    instr_rows pmi_bench "$REF_LIB" PMI_KVS_Get PMI_KVS_Put PMI_Barrier
+    instr_rows pmi_bench2 "$REF_LIB2" PMI2_KVS_Get PMI2_KVS_Put PMI2_KVS_Fence
 else
     NOTES+=("valgrind is not installed and could not be installed: the heap and instruction rows are skipped.")
 fi
@@ -273,11 +284,19 @@ if command -v "$MPIEXEC" >/dev/null; then
         local good
         good=$(grep -c 'ok=1' <<<"$out")
         if [ "$good" != "$n" ]; then echo error; return; fi
-        sed -n 's/.*ns=\([0-9]*\).*/\1/p' <<<"$out" | sort -n | tail -n 1
+        # The ranks' mean CPU time and minor faults, for the profile beside the time.
+        awk '{for (i = 1; i <= NF; i++) {split($i, kv, "="); v[kv[1]] = kv[2]}
+              c += v["cpu_us"]; f += v["minflt"]} END {print c / NR, f / NR}' <<<"$out" >>"$LOG/cost.$1"
+        sed -n 's/.* ns=\([0-9]*\).*/\1/p' <<<"$out" | sort -n | tail -n 1
+    }
+    # cost CLIENT: "C µs CPU, F faults per rank", the medians over the jobs of the ranks' means.
+    cost() {
+        echo "$(fmt "$(cut -d' ' -f1 "$LOG/cost.$1" | med)" %.0f) µs CPU, $(fmt "$(cut -d' ' -f2 "$LOG/cost.$1" | med)" %.0f) faults per rank"
     }
     for n in $SIZES; do
         for layout in 1 2; do
             : >"$LOG/t.lib" ; : >"$LOG/t.raw"; : >"$LOG/t.ref"
+            : >"$LOG/cost.lib" ; : >"$LOG/cost.raw"; : >"$LOG/cost.ref"
             clients="lib raw"; [ -n "$REF_LIB" ] && clients="lib raw ref"
             read -r -a cl <<<"$clients"
             for rep in $(seq "$REPS"); do
@@ -295,7 +314,7 @@ if command -v "$MPIEXEC" >/dev/null; then
             x=$(calc "$l / $r")
             if [ "$layout" = 1 ]; then where="one node"; else where="two simulated nodes"; fi
             row "Wire-up under Hydra, n = $n, $where (max over ranks, median of $REPS)" \
-                "$(fmt "$(calc "$r/1e6")" %.2f) ms" "$(fmt "$(calc "$l/1e6")" %.2f) ms" \
+                "$(fmt "$(calc "$r/1e6")" %.2f) ms ($(cost raw))" "$(fmt "$(calc "$l/1e6")" %.2f) ms ($(cost lib))" \
                 "$(fmt "$x" %.3f)×" "≤ 1.05× the C client" "$(ok le "$x" 1.05)"
             if [ -n "$REF_LIB" ] && ! grep -q error "$LOG/t.ref"; then
                 # Paired: the median of each repetition's library/reference ratio.
@@ -303,7 +322,7 @@ if command -v "$MPIEXEC" >/dev/null; then
                 read -r pr pq1 pq3 < <(paste "$LOG/t.lib" "$LOG/t.ref" | awk '{print $1 / $2}' | sort -g |
                     awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[int(NR/4)+1], v[int(3*NR/4)+1]}')
                 row "Wire-up under Hydra, n = $n, $where, against $REF (paired, median of $REPS)" \
-                    "$(fmt "$(calc "$m/1e6")" %.2f) ms" "$(fmt "$(calc "$l/1e6")" %.2f) ms" \
+                    "$(fmt "$(calc "$m/1e6")" %.2f) ms ($(cost ref))" "$(fmt "$(calc "$l/1e6")" %.2f) ms" \
                     "$(fmt "$pr" %.3f)× (IQR $(fmt "$pq1" %.3f)–$(fmt "$pq3" %.3f))" "≤ 1.00× $REF" "$(ok le "$pr" 1.00)"
             fi
         done
@@ -397,7 +416,9 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   reply; the canned server answers PMI-2 frames as Hydra 4.0.2 does.
 - **Second reference**: MPICH 4.0.2's simple PMI-1 client (\`src/pmi/simple/*.c\` and the
   mpl functions it calls, from Debian's MPICH source, built by
-  \`scripts/build-mpich.sh --simple-pmi\` into a standalone \`libpmi.so.0\`). In the
+  \`scripts/build-mpich.sh --simple-pmi\` into a standalone \`libpmi.so.0\`), and its
+  simple PMI-2 client (\`src/pmi/pmi2/simple/*.c\`, a standalone \`libpmi2.so.0\`, built
+  as a single-threaded MPICH process runs it: its locks skipped) for the PMI-2 rows. In the
   overhead run it is a third client on its own connection (\`BENCH_REF_FD\`), loaded with
   \`dlopen(RTLD_DEEPBIND)\`, in the same rounds, each client first in turn; its rows give
   its time with its ratio to the raw client, and the library's ratio to it (median of
@@ -441,7 +462,9 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   kvsname, two business cards put, commit, barrier, the 2N cards read and checked,
   barrier; each rank times from before init to after the last barrier and prints it;
   a job's figure is the largest over its ranks; the median of $REPS jobs per client,
-  the clients alternating.
+  the clients alternating. In brackets, each rank's CPU time (user and system) and
+  minor page faults from \`getrusage\` just after its last barrier, loading included:
+  the median over the jobs of the ranks' mean.
 - **Wire-up under Slurm** (\`bench/wireup_lib.c\` alone): \`srun --mpi=pmix -n N\` (the
   library's PMIx backend: \`PMIx_Put\`, \`PMIx_Commit\`, \`PMIx_Fence\` collecting data,
   then every get served by the PMIx client from its local copy) against

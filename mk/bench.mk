@@ -1,5 +1,5 @@
 # Benchmarks (issue 6): `make bench` prints one table and writes it, with the machine
-# and the method, to BENCHMARKS.md. About 3-5 minutes; see bench/run.sh.
+# and the method, to BENCHMARKS.md. About 5 minutes; see bench/run.sh.
 #
 #   make bench                          everything
 #   make bench BENCH_ROUNDS=11 BENCH_N=500 BENCH_REPS=3 BENCH_RUNS=5   a quick pass
@@ -12,11 +12,11 @@ BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench pmi_bench2 wir
 
 .PHONY: bench bench-build
 
-# MPICH's simple client, the second reference, comes from scripts/build-mpich.sh
-# --simple-pmi (cached); without it the bench runs and says so.
+# MPICH's simple clients (PMI-1 and PMI-2), the second reference, come from
+# scripts/build-mpich.sh --simple-pmi (cached); without them the bench runs and says so.
 bench: deps-hydra bench-build
 	ref=$$(scripts/build-mpich.sh --simple-pmi) || ref=; ref=$$(echo "$$ref" | tail -n 1); \
-	BENCH_REF_LIB=$${ref:+$$ref/lib/libpmi.so.0} BENCH_BIN=$(BENCH_BIN) BENCH_LIB=$(LIB) \
+	BENCH_REF_LIB=$${ref:+$$ref/lib/libpmi.so.0} BENCH_REF_LIB2=$${ref:+$$ref/lib/libpmi2.so.0} BENCH_BIN=$(BENCH_BIN) BENCH_LIB=$(LIB) \
 	  MPIEXEC=$(MPIEXEC) BENCH_MAPPING_BIN=$(BENCH_TARGET)/release/mapping_bench bench/run.sh
 
 bench-build: $(BENCH_PROGS)

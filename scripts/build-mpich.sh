@@ -14,9 +14,10 @@
 #            the same MPICH with its own built-in PMI client instead (the baseline to
 #            compare with: is a failure ours or MPICH's?), cached in <version>-builtin-pmi
 #        scripts/build-mpich.sh --simple-pmi
-#            only MPICH's simple PMI-1 client (src/pmi/simple/*.c with the parts of its
-#            mpl they call), as a standalone lib/libpmi.so.0: the reference `make bench`
-#            measures this library against; cached in <version>-simple-pmi
+#            only MPICH's simple PMI clients (src/pmi/simple/*.c and
+#            src/pmi/pmi2/simple/*.c, with the parts of its mpl they call), as standalone
+#            lib/libpmi.so.0 and lib/libpmi2.so.0: the references `make bench` measures
+#            this library against; cached in <version>-simple-pmi
 set -euo pipefail
 
 BUILTIN=0 SIMPLE=0
@@ -40,7 +41,9 @@ is_root() { [ "$(id -u)" = 0 ]; }
 needs_libpmi() { readelf -d "$1/lib/libmpi.so.12" | grep -q 'NEEDED.*\[libpmi\.so\.0\]'; }
 good_prefix() {
     local p=$1
-    if [ $SIMPLE = 1 ]; then [ -f "$p/.complete" ] && [ -f "$p/lib/libpmi.so.0" ]; return; fi
+    if [ $SIMPLE = 1 ]; then
+        [ -f "$p/.complete" ] && [ -f "$p/lib/libpmi.so.0" ] && [ -f "$p/lib/libpmi2.so.0" ]; return
+    fi
     [ -f "$p/.complete" ] && [ -x "$p/bin/mpicc" ] && [ -f "$p/lib/libmpi.so.12" ] || return 1
     if [ $BUILTIN = 0 ]; then needs_libpmi "$p"; else ! needs_libpmi "$p"; fi
 }
@@ -143,11 +146,37 @@ if [ $SIMPLE = 1 ]; then
         src/pmi/simple/simple_pmi.c src/pmi/simple/simple_pmiutil.c src/mpl/src/str/mpl_str.c \
         src/mpl/src/msg/mpl_msg.c src/mpl/src/sock/mpl_sockaddr.c 2> "$WORK/make.log" ||
         { cat "$WORK/make.log" >&2; log "compiling the simple PMI client failed"; exit 1; }
+    # The PMI-2 client as a single-threaded MPICH process runs it: MPICH_IS_THREADED
+    # compiles its locks in, MPIR_THREAD_CHECK skips them as MPICH does when the process
+    # is not threaded; error checking on, as MPICH builds by default.
+    mkdir -p "$WORK/shim2"
+    { cat "$WORK/shim/mpichconf.h"; printf '#define %s 1\n' USE_PMI2_API MPICH_IS_THREADED HAVE_ERROR_CHECKING; } \
+        > "$WORK/shim2/mpichconf.h"
+    cat > "$WORK/shim2/mpiimpl.h" <<'SHIM'
+#include "mpl.h"
+#include <assert.h>
+#include <string.h>
+#define TRUE 1
+#define FALSE 0
+#define MPIR_Assert assert
+#define MPIR_Memcpy memcpy
+#define MPIR_THREAD_CHECK_BEGIN if (0) {
+#define MPIR_THREAD_CHECK_END }
+typedef struct MPIR_Info { char *key; char *value; } MPIR_Info;
+SHIM
+    ${CC:-cc} -O2 -fPIC -shared -Wl,-soname,libpmi2.so.0 -I"$WORK/shim2" -Isrc/pmi/pmi2/include \
+        -Isrc/mpl/include -Isrc/pmi/pmi2/simple -o "$PREFIX/lib/libpmi2.so.0" \
+        src/pmi/pmi2/simple/simple2pmi.c src/pmi/pmi2/simple/simple_pmiutil.c \
+        src/mpl/src/str/mpl_str.c src/mpl/src/msg/mpl_msg.c src/mpl/src/sock/mpl_sockaddr.c \
+        2> "$WORK/make2.log" ||
+        { cat "$WORK/make2.log" >&2; log "compiling the simple PMI-2 client failed"; exit 1; }
     nm -D --defined-only "$PREFIX/lib/libpmi.so.0" | grep -q ' T PMI_KVS_Get$' ||
         { log "$PREFIX/lib/libpmi.so.0 lacks PMI_KVS_Get"; exit 1; }
+    nm -D --defined-only "$PREFIX/lib/libpmi2.so.0" | grep -q ' T PMI2_KVS_Get$' ||
+        { log "$PREFIX/lib/libpmi2.so.0 lacks PMI2_KVS_Get"; exit 1; }
     touch "$PREFIX/.complete"
     cd /; rm -rf "$WORK"
-    log "built MPICH $VERSION's simple PMI client in $(( $(date +%s) - start )) s: $PREFIX"
+    log "built MPICH $VERSION's simple PMI clients in $(( $(date +%s) - start )) s: $PREFIX"
     echo "$PREFIX"
     exit 0
 fi
