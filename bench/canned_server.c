@@ -15,8 +15,8 @@
  * Environment: BENCH_VALUE is the value every get answers (default: a 64-byte business
  * card); BENCH_MAPPING the value of PMI_process_mapping (default (vector,(0,1,1))).
  * Keys starting with "missing" are answered as Hydra answers a missing key.
- * `cmd=bench_count` (on either connection) answers `cmd=bench_count lib=L raw=R`: the
- * request lines received so far on each connection, this one excluded.
+ * `cmd=bench_count` (on any connection) answers `cmd=bench_count lib=L raw=R ref=F`:
+ * the request lines received so far on each connection, this one excluded.
  *
  * A connection whose first line is `cmd=init pmi_version=2 ...` speaks PMI-2 from then
  * on: framed requests, answered with the framed replies Hydra 4.0.2 gives (the value
@@ -116,8 +116,8 @@ static size_t answer(struct peer *p, const char *line)
         return (size_t)sprintf(out, "cmd=finalize_ack\n");
     if (strcmp(line, "cmd=bench_count") == 0) {
         p->lines--; /* not counted */
-        return (size_t)sprintf(out, "cmd=bench_count lib=%ld raw=%ld\n", peers[0].lines,
-                               peers[1].lines);
+        return (size_t)sprintf(out, "cmd=bench_count lib=%ld raw=%ld ref=%ld\n", peers[0].lines,
+                               peers[1].lines, peers[2].lines);
     }
     fprintf(stderr, "canned_server: no canned answer for \"%.200s\"\n", line);
     return (size_t)sprintf(out, "cmd=unknown rc=1 msg=no_canned_answer\n");

@@ -6,8 +6,9 @@
  *   pmi_bench count OP N          PMI_Init, a warm-up, then N operations of one kind
  *                                 (for strace and valgrind at two values of N); OP
  *                                 prefixed raw or ref: by the raw or reference client
- *   pmi_bench init [raw-first]    PMI_Init's time, the lines it sent, its page faults, and
- *                                 the raw client's two round trips after (or before) it
+ *   pmi_bench init [raw-first] [ref]  PMI_Init's time (the reference's with ref), the
+ *                                 lines it sent, its page faults, and the raw client's
+ *                                 two round trips after (or before) it
  *   pmi_bench clique              the first PMI_Get_clique_size + PMI_Get_clique_ranks
  *   pmi_bench load B K PROG@DIR...  K batches: B processes of each PROG started at once
  *                                 with LD_LIBRARY_PATH=DIR alone, each PROG first in
@@ -205,14 +206,14 @@ static void *ref_sym(void *h, const char *name)
     return f;
 }
 
-/* Load the reference library, when BENCH_REF_LIB names one, and run its init on
- * BENCH_REF_FD. */
-static void ref_init(void)
+/* Load the reference library, when BENCH_REF_LIB names one; its connection is
+ * BENCH_REF_FD. Returns whether it did. */
+static int ref_load(void)
 {
-    const char *path = getenv("BENCH_REF_LIB"), *fd = getenv("BENCH_REF_FD");
+    const char *path = getenv("BENCH_REF_LIB");
     if (!path || !*path)
-        return;
-    if (!fd)
+        return 0;
+    if (!getenv("BENCH_REF_FD"))
         die("BENCH_REF_LIB without BENCH_REF_FD: run under canned_server");
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
     if (!h)
@@ -220,12 +221,30 @@ static void ref_init(void)
 #define LOOKUP(f, sym) *(void **)&ref.f = ref_sym(h, #sym);
     API(LOOKUP)
 #undef LOOKUP
+    return 1;
+}
+
+/* Point PMI_FD at BENCH_REF_FD (for the reference's init), or back at `saved`. */
+static void ref_fd(char *saved, size_t size, int to_ref)
+{
+    if (to_ref) {
+        snprintf(saved, size, "%s", getenv("PMI_FD"));
+        setenv("PMI_FD", getenv("BENCH_REF_FD"), 1);
+    } else {
+        setenv("PMI_FD", saved, 1);
+    }
+}
+
+/* Load the reference library, when there is one, and run its init on BENCH_REF_FD. */
+static void ref_init(void)
+{
+    if (!ref_load())
+        return;
     char ours[32];
-    snprintf(ours, sizeof ours, "%s", getenv("PMI_FD"));
-    setenv("PMI_FD", fd, 1);
+    ref_fd(ours, sizeof ours, 1);
     if (client_init(&ref) != OK)
         die("the reference library's init failed");
-    setenv("PMI_FD", ours, 1);
+    ref_fd(ours, sizeof ours, 0);
     have_ref = 1;
 }
 
@@ -444,23 +463,36 @@ static int count(const char *what, int n)
 
 #ifndef BENCH_PMI2
 
-static long bench_count(void)
+/* The request lines the canned server received on one connection (`field` is " lib="
+ * or " ref="). */
+static long bench_count(const char *field)
 {
     static const char q[] = "cmd=bench_count\n";
     raw_rt(q, sizeof q - 1);
-    const char *lib = strstr(rbuf, " lib=");
-    return lib ? atol(lib + 5) : -1;
+    const char *at = strstr(rbuf, field);
+    return at ? atol(at + strlen(field)) : -1;
 }
 
 /* PMI_Init, cold, and the same two round trips by the raw client; with raw_first the raw
  * client goes first (it then meets the server cold), else after. */
-static int init_bench(int raw_first)
+static int init_bench(int raw_first, int use_ref)
 {
     static const char init[] = "cmd=init pmi_version=1 pmi_subversion=1\n";
     static const char maxes[] = "cmd=get_maxes\n";
-    int spawned;
     long long t2 = 0, t3 = 0;
     rawfd = atoi(getenv("BENCH_RAW_FD"));
+    /* A process reaches PMI_Init with its heap set up (MPI_Init allocates before it): the
+     * first allocation's brk and glibc's tcache key (getrandom) are the process's, not
+     * the client's. */
+    free(malloc(64));
+    const struct client *c = &lib;
+    char ours[32];
+    if (use_ref) {
+        if (!ref_load())
+            die("init ref: BENCH_REF_LIB is not set");
+        c = &ref;
+        ref_fd(ours, sizeof ours, 1);
+    }
     if (raw_first) {
         t2 = now_ns();
         raw_rt(init, sizeof init - 1);
@@ -470,21 +502,24 @@ static int init_bench(int raw_first)
     struct rusage before, after;
     getrusage(RUSAGE_SELF, &before);
     long long t0 = now_ns();
-    int rc = PMI_Init(&spawned);
+    int rc = client_init(c);
     long long t1 = now_ns();
     getrusage(RUSAGE_SELF, &after);
     if (rc != PMI_SUCCESS)
         die("PMI_Init failed");
-    long lines = bench_count();
+    long lines = bench_count(use_ref ? " ref=" : " lib=");
     if (!raw_first) {
         t2 = now_ns();
         raw_rt(init, sizeof init - 1);
         raw_rt(maxes, sizeof maxes - 1);
         t3 = now_ns();
     }
-    printf("init_ns=%lld init_lines=%ld raw2_ns=%lld init_faults=%ld raw_first=%d\n", t1 - t0,
-           lines, t3 - t2, after.ru_minflt - before.ru_minflt, raw_first);
-    PMI_Finalize();
+    printf("init_ns=%lld init_lines=%ld raw2_ns=%lld init_faults=%ld raw_first=%d client=%s\n",
+           t1 - t0, lines, t3 - t2, after.ru_minflt - before.ru_minflt, raw_first,
+           use_ref ? "ref" : "lib");
+    c->finalize();
+    if (use_ref)
+        ref_fd(ours, sizeof ours, 0);
     return 0;
 }
 
@@ -582,8 +617,12 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: pmi_bench2 overhead ROUNDS N | count OP N\n");
     return 2;
 #else
-    if (argc >= 2 && strcmp(argv[1], "init") == 0)
-        return init_bench(argc >= 3 && strcmp(argv[2], "raw-first") == 0);
+    if (argc >= 2 && strcmp(argv[1], "init") == 0) {
+        int raw_first = 0, use_ref = 0;
+        for (int i = 2; i < argc; i++)
+            raw_first |= strcmp(argv[i], "raw-first") == 0, use_ref |= strcmp(argv[i], "ref") == 0;
+        return init_bench(raw_first, use_ref);
+    }
     if (argc >= 2 && strcmp(argv[1], "clique") == 0)
         return clique_bench();
     if (argc >= 5 && strcmp(argv[1], "load") == 0)

@@ -203,8 +203,12 @@ fi
 # 4. PMI_Init round trips and time; the clique of a rank in a million-rank mapping.
 say "5/7 PMI_Init and clique ($RUNS runs each)"
 # Odd runs: the raw client's round trips first (so both meet the server cold in turn).
+# With the reference, each run is followed by the same run of its PMI_Init.
+: >"$LOG/init.ref.txt"
 for i in $(seq "$RUNS"); do
-    canned "$BIN/pmi_bench" init $([ $((i % 2)) = 1 ] && echo raw-first)
+    order=$([ $((i % 2)) = 1 ] && echo raw-first)
+    canned "$BIN/pmi_bench" init $order
+    [ -z "$REF_LIB" ] || BENCH_REF_LIB=$REF_LIB canned "$BIN/pmi_bench" init $order ref >>"$LOG/init.ref.txt"
 done >"$LOG/init.txt" 2>"$LOG/init.err"
 lines_max=$(sed -n 's/.*init_lines=\([0-9]*\).*/\1/p' "$LOG/init.txt" | sort -n | tail -n 1)
 init_ns=$(sed -n 's/.*init_ns=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
@@ -215,13 +219,15 @@ row '`PMI_Init`: round trips (lines sent) and time' "2 round trips: $(fmt "$(cal
     "$(ok le "${lines_max:-99}" 2)"
 # What the rest of a cold PMI_Init is: its instructions (callgrind, inclusive) and the
 # minor page faults of its first run through the library's code and data.
-init_ir=nan
-if command -v callgrind_annotate >/dev/null; then
-    canned valgrind --tool=callgrind --callgrind-out-file="$LOG/callgrind.init" "$BIN/pmi_bench" init \
-        >/dev/null 2>"$LOG/callgrind.init.err" &&
-        init_ir=$(callgrind_annotate --inclusive=yes "$LOG/callgrind.init" 2>/dev/null |
-            awk 'NF >= 2 && $(NF-1) ~ /:PMI_Init$/ {gsub(",", "", $1); print $1; exit}')
-fi
+init_instr() { # [ref] -> PMI_Init's instructions, inclusive (callgrind)
+    local who=${1:-}
+    command -v callgrind_annotate >/dev/null || { echo nan; return; }
+    BENCH_REF_LIB=$REF_LIB canned valgrind --tool=callgrind --callgrind-out-file="$LOG/callgrind.init$who" \
+        "$BIN/pmi_bench" init $who >/dev/null 2>"$LOG/callgrind.init$who.err" || { echo nan; return; }
+    callgrind_annotate --inclusive=yes "$LOG/callgrind.init$who" 2>/dev/null |
+        awk 'NF >= 2 && $(NF-1) ~ /:PMI_Init$/ {gsub(",", "", $1); print $1; exit}'
+}
+init_ir=$(init_instr)
 raw_cold=$(sed -n 's/.*raw2_ns=\([0-9]*\).*raw_first=1.*/\1/p' "$LOG/init.txt" | med)
 raw_warm=$(sed -n 's/.*raw2_ns=\([0-9]*\).*raw_first=0.*/\1/p' "$LOG/init.txt" | med)
 x=$(calc "$init_ns / $raw2_ns")
@@ -229,6 +235,14 @@ row 'Cold `PMI_Init` against its two round trips, raw (half the runs raw first)'
     "$(fmt "$(calc "$raw2_ns/1000")" %.1f) µs (raw first $(fmt "$(calc "$raw_cold/1000")" %.1f), after $(fmt "$(calc "$raw_warm/1000")" %.1f))" \
     "$(fmt "$(calc "$init_ns/1000")" %.1f) µs: $(fmt "${init_ir:-nan}" %.0f) instructions, $(fmt "$faults" %.0f) minor page faults" \
     "$(fmt "$x" %.2f)×" "≤ 1.3×" "$(ok le "$x" 1.3)"
+if [ -n "$REF_LIB" ] && [ -s "$LOG/init.ref.txt" ]; then
+    ref_ns=$(sed -n 's/.*init_ns=\([0-9]*\).*/\1/p' "$LOG/init.ref.txt" | med)
+    ref_raw=$(sed -n 's/.*raw2_ns=\([0-9]*\).*/\1/p' "$LOG/init.ref.txt" | med)
+    ref_faults=$(sed -n 's/.*init_faults=\([0-9]*\).*/\1/p' "$LOG/init.ref.txt" | med)
+    row "Cold \`PMI_Init\` of $REF, the same runs, each after the library's" \
+        "$(fmt "$(calc "$ref_ns/1000")" %.1f) µs ($(fmt "$(calc "$ref_ns / $ref_raw")" %.2f)× its raw round trips): $(fmt "$(init_instr ref)" %.0f) instructions, $(fmt "$ref_faults" %.0f) minor page faults" \
+        "$(fmt "$(calc "$init_ns/1000")" %.1f) µs" "$(fmt "$(calc "$init_ns / $ref_ns")" %.2f)×" "side by side" "measured"
+fi
 
 for i in $(seq "$RUNS"); do
     PMI_SIZE=1048576 PMI_RANK=1000000 BENCH_MAPPING='(vector,(0,4096,256))' \
@@ -432,7 +446,10 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 - **Cold \`PMI_Init\`**: \`pmi_bench init\` $RUNS times, the raw client's two round trips
   before \`PMI_Init\` in odd runs and after it in even runs; medians. The instructions are
   callgrind's inclusive count for \`PMI_Init\`, the page faults \`getrusage\`'s minor
-  faults across the call.
+  faults across the call. The process has allocated once before (as any process
+  reaching \`PMI_Init\` has), so the heap's first setup is not counted. $REF's row
+  is \`pmi_bench init ref\` after each run: its library loaded by \`dlopen\` before the
+  clock starts, its \`PMI_Init\` timed the same way.
 - **System calls**: \`strace -f -c\` on \`pmi_bench count OP N\` (init, a warm-up of 100
   operations, N operations, finalize) for N = $N1 and $N2; the difference divided by
   $((N2 - N1)), per system call. The reference column is the raw client doing the same.
