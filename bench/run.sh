@@ -338,6 +338,8 @@ if command -v "$MPIEXEC" >/dev/null; then
                 row "Wire-up under Hydra, n = $n, $where, against $REF (paired, median of $REPS)" \
                     "$(fmt "$(calc "$m/1e6")" %.2f) ms ($(cost ref))" "$(fmt "$(calc "$l/1e6")" %.2f) ms" \
                     "$(fmt "$pr" %.3f)× (IQR $(fmt "$pq1" %.3f)–$(fmt "$pq3" %.3f))" "≤ 1.00× $REF" "$(ok le "$pr" 1.00)"
+            elif [ -n "$REF_LIB" ]; then
+                row "Wire-up under Hydra, n = $n, $where, against $REF" "error" "" "" "≤ 1.00× $REF" "**error** (see $LOG/hydra.ref.$n.$layout.txt)"
             fi
         done
     done

@@ -28,10 +28,9 @@ int main(void)
              2 * size;
     REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
     long long t1 = wireup_now_ns();
-    printf("wireup rank=%d init_ns=%lld ns=%lld ok=%d t0=%lld t1=%lld", rank, ti - t0, t1 - t0, ok,
-           t0, t1);
-    wireup_print_cost();
-    printf("\n");
+    char cost[64];
+    printf("wireup rank=%d init_ns=%lld ns=%lld ok=%d t0=%lld t1=%lld%s\n", rank, ti - t0,
+           t1 - t0, ok, t0, t1, wireup_cost(cost, sizeof cost));
     fflush(stdout);
     REQUIRE_RC(PMI_Finalize(), PMI_SUCCESS);
     free(kvsname), free(key), free(value), free(expected);

@@ -91,9 +91,9 @@ int main(void)
         }
     rt(barrier, sizeof barrier - 1);
     long long t1 = wireup_now_ns();
-    printf("wireup rank=%d ns=%lld ok=%d t0=%lld t1=%lld", rank, t1 - t0, ok, t0, t1);
-    wireup_print_cost();
-    printf("\n");
+    char cost[64];
+    printf("wireup rank=%d ns=%lld ok=%d t0=%lld t1=%lld%s\n", rank, t1 - t0, ok, t0, t1,
+           wireup_cost(cost, sizeof cost));
     fflush(stdout);
     static const char fin[] = "cmd=finalize\n";
     rt(fin, sizeof fin - 1);
