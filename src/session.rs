@@ -41,17 +41,33 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
 }
 
 /// Have `state` told when this process forks: a child's PMI calls must not touch the
-/// parent's connection or wait for a lock the parent held at the fork.
+/// parent's connection or wait for a lock the parent held at the fork. Once per process;
+/// a second caller waits until the handler is registered. (Three states in an atomic
+/// rather than `std::sync::Once`: one code page fewer to fault in during a cold
+/// `PMI_Init`.)
 fn watch_forks() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
+    use std::sync::atomic::{AtomicU8, Ordering};
+    const NOT_YET: u8 = 0;
+    const REGISTERING: u8 = 1;
+    const DONE: u8 = 2;
+    static WATCH: AtomicU8 = AtomicU8::new(NOT_YET);
     extern "C" fn in_child() {
         state::mark_forked();
     }
-    ONCE.call_once(|| {
-        // SAFETY: registers a child handler that only does an atomic store
-        // (async-signal-safe, as a handler run after fork in a threaded program must be).
-        unsafe { libc::pthread_atfork(None, None, Some(in_child)) };
-    });
+    match WATCH.compare_exchange(NOT_YET, REGISTERING, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => {
+            // SAFETY: registers a child handler that only does an atomic store
+            // (async-signal-safe, as a handler run after fork in a threaded program must
+            // be).
+            unsafe { libc::pthread_atfork(None, None, Some(in_child)) };
+            WATCH.store(DONE, Ordering::Release);
+        }
+        Err(_) => {
+            while WATCH.load(Ordering::Acquire) != DONE {
+                std::thread::yield_now();
+            }
+        }
+    }
 }
 
 /// Between a successful init and finalize (never in a forked child).
