@@ -128,7 +128,9 @@ check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	@# The unwinder is linked in (build.rs) wherever gcc has libgcc_eh.a: no libgcc_s.so.1.
 	if [ -f "$$($(CC) -print-file-name=libgcc_eh.a)" ]; then \
 	  ! readelf -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 | grep 'NEEDED.*libgcc_s'; fi
-	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0; no libgcc_s"
+	@# No run-time CPU detection (memchr without "std"): a CPUID is a VM exit per process.
+	! objdump -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 | grep -w cpuid
+	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0; no libgcc_s, no cpuid"
 
 header:
 	scripts/ensure-deps.sh cbindgen
