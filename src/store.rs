@@ -1,33 +1,32 @@
-//! The client's two key-value records (successful gets, this process's puts) in one byte
-//! arena each: a new pair costs no allocation of its own. The arena, the entry list and
-//! the hash table grow by doubling, so a run of new keys allocates O(log n) times, not
-//! once or twice per key as a `Vec` per key and value did.
+//! The client's key-value records (successful gets, this process's puts) in one byte
+//! arena each: a new pair costs no allocation of its own. The arena and the slot table
+//! grow by doubling, so a run of new keys allocates O(log n) times, not once or twice per
+//! key as a `Vec` per key and value did. Each pair's lengths sit in the arena in front of
+//! it and the table holds only offsets, so a rank that reads every peer's business card
+//! touches few pages of memory (each new page is a page fault).
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 use crate::hash::WordHasher;
 
-/// Keys and values stored back to back in one arena, found through a table from each
-/// key's hash to the last entry with that hash (entries with equal hashes are chained).
+/// Records stored back to back in one arena, found through an open-addressing table of
+/// their offsets.
 #[derive(Default)]
 pub struct Store {
+    /// Each record: the key's length and the value's length (`u32`, little-endian), the
+    /// key, the value.
     bytes: Vec<u8>,
-    entries: Vec<Entry>,
-    table: HashMap<u64, u32, BuildHasherDefault<Prehashed>>,
+    /// A power-of-two number of slots (or none yet), at most half of them used: `EMPTY`,
+    /// or the offset of a record in `bytes`, plus one. Linear probing from the key's hash.
+    slots: Vec<usize>,
+    /// Records in the table.
+    len: usize,
 }
 
-/// One pair: the key at `bytes[start..start + key_len]`, the value right after it.
-struct Entry {
-    start: usize,
-    key_len: u32,
-    value_len: u32,
-    /// The previous entry with the same hash, or `NONE`.
-    next: u32,
-}
-
-const NONE: u32 = u32::MAX;
+const EMPTY: usize = 0;
+const HEADER: usize = 8;
+const FIRST_SLOTS: usize = 16;
 
 /// Where a value lies in a [`Store`] (from [`Store::find`]).
 #[derive(Clone, Copy)]
@@ -48,16 +47,9 @@ impl Store {
     /// Where the value stored under `key` is: a handle that borrows nothing, so a caller
     /// can test and then take the value with one lookup.
     pub fn find(&self, key: &[u8]) -> Option<Found> {
-        let mut i = *self.table.get(&hash(key))?;
-        while i != NONE {
-            let e = &self.entries[i as usize];
-            let key_end = e.start + e.key_len as usize;
-            if &self.bytes[e.start..key_end] == key {
-                return Some(Found(key_end, key_end + e.value_len as usize));
-            }
-            i = e.next;
-        }
-        None
+        let slot = self.slot_of(hash(key), key)?;
+        let (key_end, value_end) = self.record(self.slots[slot] - 1, key.len());
+        Some(Found(key_end, value_end))
     }
 
     /// The value `find` located.
@@ -65,43 +57,101 @@ impl Store {
         &self.bytes[at.0..at.1]
     }
 
-    /// Store `value` under `key`, which must not be stored yet (the callers look first:
-    /// RFC 13 keys are put once), and return the stored value.
+    /// Store `value` under `key` and return the stored value. The callers look first
+    /// (RFC 13 keys are put once); a key stored again is answered with its newest value.
     pub fn insert(&mut self, key: &[u8], value: &[u8]) -> &[u8] {
-        let h = hash(key);
+        self.insert_hashed(hash(key), key, value)
+    }
+
+    fn insert_hashed(&mut self, h: u64, key: &[u8], value: &[u8]) -> &[u8] {
         let start = self.bytes.len();
+        self.bytes.extend_from_slice(&length(key).to_le_bytes());
+        self.bytes.extend_from_slice(&length(value).to_le_bytes());
         self.bytes.extend_from_slice(key);
         self.bytes.extend_from_slice(value);
-        let index = self.entries.len() as u32;
-        let next = self.table.insert(h, index).unwrap_or(NONE);
-        self.entries.push(Entry {
-            start,
-            key_len: key.len() as u32,
-            value_len: value.len() as u32,
-            next,
-        });
-        &self.bytes[start + key.len()..]
+        if 2 * (self.len + 1) > self.slots.len() {
+            self.grow();
+        }
+        // One walk from the hash: the key's slot (then it is stored again) or a free one.
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let entry = self.slots[i];
+            if entry == EMPTY {
+                self.len += 1;
+                break;
+            }
+            if self.key_at(entry - 1) == key {
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = start + 1;
+        &self.bytes[start + HEADER + key.len()..]
     }
-}
 
-/// The table's keys are hashes already: passed through.
-#[derive(Default)]
-struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
+    /// The slot holding `key`, whose hash is `h`.
+    fn slot_of(&self, h: u64, key: &[u8]) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let entry = self.slots[i];
+            if entry == EMPTY {
+                return None;
+            }
+            if self.key_at(entry - 1) == key {
+                return Some(i);
+            }
+            i = (i + 1) & mask;
         }
     }
 
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+    /// The first empty slot from `h` on (there is one: the table is at most half full).
+    fn free_slot(&self, h: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        while self.slots[i] != EMPTY {
+            i = (i + 1) & mask;
+        }
+        i
     }
 
-    fn finish(&self) -> u64 {
-        self.0
+    /// Twice the slots (or the first ones), every record placed again.
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(FIRST_SLOTS);
+        let old = std::mem::replace(&mut self.slots, vec![EMPTY; size]);
+        for entry in old.into_iter().filter(|&e| e != EMPTY) {
+            let slot = self.free_slot(hash(self.key_at(entry - 1)));
+            self.slots[slot] = entry;
+        }
     }
+
+    /// The key of the record at `start`.
+    fn key_at(&self, start: usize) -> &[u8] {
+        let key_len = self.field(start) as usize;
+        &self.bytes[start + HEADER..start + HEADER + key_len]
+    }
+
+    /// Where the key of `key_len` bytes at `start` ends, and where its value ends.
+    fn record(&self, start: usize, key_len: usize) -> (usize, usize) {
+        let key_end = start + HEADER + key_len;
+        (key_end, key_end + self.field(start + 4) as usize)
+    }
+
+    fn field(&self, at: usize) -> u32 {
+        let mut word = [0u8; 4];
+        word.copy_from_slice(&self.bytes[at..at + 4]);
+        u32::from_le_bytes(word)
+    }
+}
+
+/// A key's or value's length in a record's header. Keys and values are bounded far below
+/// 4 GiB (by the line and value limits every backend applies before storing).
+fn length(bytes: &[u8]) -> u32 {
+    u32::try_from(bytes.len()).expect("a key or value under 4 GiB")
 }
 
 #[cfg(test)]
@@ -115,6 +165,7 @@ mod tests {
         assert_eq!(s.insert(b"k", b"v"), b"v");
         assert_eq!(s.insert(b"card-1019-0", b"tcp://a"), b"tcp://a");
         assert_eq!(s.insert(b"x", b""), b"");
+        assert_eq!(s.insert(b"", b"empty key"), b"empty key");
         for i in 0..10_000 {
             s.insert(
                 format!("key-{i}").as_bytes(),
@@ -123,24 +174,44 @@ mod tests {
         }
         assert_eq!(s.get(b"k"), Some(&b"v"[..]));
         assert_eq!(s.get(b"x"), Some(&b""[..]));
+        assert_eq!(s.get(b""), Some(&b"empty key"[..]));
         assert_eq!(s.get(b"card-1019-0"), Some(&b"tcp://a"[..]));
+        for i in (0..10_000).step_by(97) {
+            let value = format!("value-{i}");
+            assert_eq!(s.get(format!("key-{i}").as_bytes()), Some(value.as_bytes()));
+        }
         assert_eq!(s.get(b"key-9999"), Some(&b"value-9999"[..]));
         assert_eq!(s.get(b"key-10000"), None);
+        assert!(2 * s.len <= s.slots.len());
     }
 
     #[test]
-    fn equal_hashes_are_chained() {
-        // Force every key into one chain through the table directly.
+    fn equal_hashes_are_probed_past() {
+        // Eight keys under one hash fill a run of the first sixteen slots (no growth yet):
+        // each lookup walks the run, and a ninth key is not in it.
         let mut s = Store::default();
-        s.insert(b"a", b"1");
-        s.insert(b"b", b"2");
-        let ha = hash(b"a");
-        let hb = hash(b"b");
-        // Move b's entry under a's hash, chained after a's.
-        let b_index = s.table.remove(&hb).unwrap();
-        let a_index = s.table.insert(ha, b_index).unwrap();
-        s.entries[b_index as usize].next = a_index;
-        // a is found past b's entry at the head of the chain.
-        assert_eq!(s.get(b"a"), Some(&b"1"[..]));
+        for i in 0..8 {
+            s.insert_hashed(7, format!("k{i}").as_bytes(), format!("v{i}").as_bytes());
+        }
+        assert_eq!(s.slots.len(), FIRST_SLOTS);
+        for i in 0..8 {
+            let key = format!("k{i}");
+            let slot = s.slot_of(7, key.as_bytes()).expect("stored");
+            assert_eq!(slot, 7 + i, "linear probing from the hash");
+            let (key_end, value_end) = s.record(s.slots[slot] - 1, key.len());
+            assert_eq!(&s.bytes[key_end..value_end], format!("v{i}").as_bytes());
+        }
+        assert_eq!(s.slot_of(7, b"k8"), None);
+    }
+
+    #[test]
+    fn a_key_stored_again_gives_its_newest_value() {
+        let mut s = Store::default();
+        s.insert(b"attr", b"old");
+        s.insert(b"other", b"x");
+        assert_eq!(s.insert(b"attr", b"new"), b"new");
+        assert_eq!(s.get(b"attr"), Some(&b"new"[..]));
+        assert_eq!(s.get(b"other"), Some(&b"x"[..]));
+        assert_eq!(s.len, 2);
     }
 }
