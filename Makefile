@@ -16,6 +16,8 @@ CBINDGEN_VERSION := 0.29.0
 export CBINDGEN_VERSION
 # mpiexec from PATH, found after ensure-deps installs it.
 MPIEXEC  ?= mpiexec.hydra
+# How the tests start it: with SIGPIPE ignored (scripts/no-sigpipe says why).
+HYDRA_RUN := $(CURDIR)/scripts/no-sigpipe $(MPIEXEC)
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 BUILD    := build
@@ -175,7 +177,7 @@ check-install: lib
 	$(CC) $(CFLAGS_T) -o $(BUILD)/exchange-pc c-tests/exchange.c \
 	  $$(PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig pkg-config --cflags --libs pmi)
 	readelf -d $(BUILD)/exchange-pc | grep -q 'NEEDED.*\[libpmi.so.0\]'
-	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(MPIEXEC) -launcher fork -n 2 $(BUILD)/exchange-pc -q
+	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(HYDRA_RUN) -launcher fork -n 2 $(BUILD)/exchange-pc -q
 	test "$$(readlink $(BUILD)/prefix/lib/libpmi2.so.0)" = libpmi2.so.0.0.0
 	test "$$(readlink $(BUILD)/prefix/lib/libpmi2.so)" = libpmi2.so.0
 	cmp include/pmi2.h $(BUILD)/prefix/include/pmi2.h
@@ -183,7 +185,7 @@ check-install: lib
 	$(CC) $(CFLAGS_T) -o $(BUILD)/pmi2-exchange-pc c-tests/pmi2_exchange.c \
 	  $$(PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig pkg-config --cflags --libs pmi2)
 	readelf -d $(BUILD)/pmi2-exchange-pc | grep -q 'NEEDED.*\[libpmi2.so.0\]'
-	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(MPIEXEC) -launcher fork -n 2 $(BUILD)/pmi2-exchange-pc -1
+	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(HYDRA_RUN) -launcher fork -n 2 $(BUILD)/pmi2-exchange-pc -1
 	@echo "check-install: layout, pkg-config and NEEDED libpmi.so.0 / libpmi2.so.0 as expected"
 
 install: lib

@@ -3,7 +3,13 @@
  * program, the exit status is the verdict; each failed check names its line, the
  * process and what was seen, in one write(2) so that lines of several processes never
  * interleave. With <pmi.h> (or Slurm's) included first it also gives the business-card
- * exchange of MPI_Init, written once here. */
+ * exchange of MPI_Init, written once here.
+ *
+ * The rule of every multi-process program here, as MPI_Finalize keeps it: no process
+ * finalizes while another may still wait for the server's reply; the last request to
+ * the server is followed by a barrier (PMI-2: a fence). Hydra relays some replies through
+ * other proxies: Intel MPI's mpiexec sends a name-service reply through the job's first
+ * proxy and kills the whole job when that proxy has already exited (docs/CI.md). */
 #ifndef CHECK_H
 #define CHECK_H
 

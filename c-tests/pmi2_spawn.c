@@ -31,6 +31,7 @@ static int child(int argc, char **argv)
     snprintf(verdict, sizeof verdict, "%s:%s", check_failures ? "fail" : "ok", id);
     snprintf(service, sizeof service, "verdict2-%s-%d", argv[1], rank);
     CHECK_RC(PMI2_Nameserv_publish(service, NULL, verdict), PMI2_SUCCESS);
+    REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS); /* no child leaves before the last reply */
     CHECK_RC(PMI2_Finalize(), PMI2_SUCCESS);
     return check_done();
 }

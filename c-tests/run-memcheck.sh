@@ -5,7 +5,7 @@
 b=$(cd "$1" && pwd)
 source "$(dirname "$0")/../scripts/harness.sh" "$b/logs-memcheck" "$2"
 HARNESS_SUITE=memcheck
-H=("${MPIEXEC:-mpiexec.hydra}" -launcher fork)
+H=("${HYDRA[@]}" -launcher fork)
 P=("${H[@]}" -pmi-port)
 
 V=(valgrind -q --error-exitcode=9 --leak-check=full --show-leak-kinds=definite,indirect

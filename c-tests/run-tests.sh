@@ -89,7 +89,7 @@ if [ "$K" != hydra4 ]; then
 fi
 
 # --- Hydra 4.0.2 only: more layouts, MPMD, -usize, -pmi-port -------------------------------
-H=("${MPIEXEC:-mpiexec.hydra}" -launcher fork)
+H=("${HYDRA[@]}" -launcher fork)
 P=("${H[@]}" -pmi-port)
 run info-n1 0 -- "${H[@]}" -n 1 "$b/info" 1 0 -1
 run info-mpmd 0 -- "${H[@]}" -n 2 "$b/info" 4 0 -1 : -n 2 "$b/info" 4 1 -1

@@ -70,6 +70,7 @@ static int child(int argc, char **argv)
     char service[64];
     snprintf(service, sizeof service, "verdict-%s-%d", argv[1], rank);
     CHECK_RC(PMI_Publish_name(service, check_failures ? "fail" : "ok"), PMI_SUCCESS);
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS); /* no child leaves before the last reply */
     CHECK_RC(PMI_Finalize(), PMI_SUCCESS);
     return check_done();
 }

@@ -84,8 +84,8 @@ conformance: lib $(CONF_PROGS)
 check-conformance: deps-hydra lib $(CONF_PROGS)
 	@set -e; ok=0; \
 	for api in 1 2; do for mode in fd port; do \
-	  launcher="$(MPIEXEC) -launcher fork -hosts a:2,b:2 -n 4"; \
-	  [ $$mode = port ] && launcher="$(MPIEXEC) -launcher fork -pmi-port -hosts a:2,b:2 -n 4"; \
+	  launcher="$(HYDRA_RUN) -launcher fork -hosts a:2,b:2 -n 4"; \
+	  [ $$mode = port ] && launcher="$(HYDRA_RUN) -launcher fork -pmi-port -hosts a:2,b:2 -n 4"; \
 	  run=$$mode-pmi$$api; expected=$(CONF_EXPECTED).txt; \
 	  [ $$api = 2 ] && expected=$(CONF_EXPECTED)-pmi2.txt; \
 	  ids=$(CONF_BIN)/ids-$$run.txt; rm -f $$ids; \

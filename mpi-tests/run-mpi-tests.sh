@@ -66,7 +66,7 @@ if [ "$K" = hydra4 ]; then
     run spawn-pmi-port 0 -- "${L[@]}" "$BIN/spawn" 2
     # Hydra does not pass a spawned child's exit status to mpiexec: children that exit 5
     # after replying correctly leave mpiexec's status at 0 (a fact, not a verdict).
-    timeout -k 5 "$HARNESS_TIMEOUT" "${MPIEXEC:-mpiexec.hydra}" -launcher fork -n 1 "$BIN/spawn" 2 5 \
+    timeout -k 5 "$HARNESS_TIMEOUT" "${HYDRA[@]}" -launcher fork -n 1 "$BIN/spawn" 2 5 \
         >"$logdir/spawn-child-exit-5.log" 2>&1
     echo "NOTE spawned children exited 5, mpiexec exited $? (Hydra ignores spawned children's status)"
 fi

@@ -28,8 +28,12 @@ LIBPMI_SLURM_DIR=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}
 #   LAUNCHER_DEV[FAMILY]     "ID|STATUS|TEXT": a deviation only the launcher shows (its
 #                            exit status STATUS and TEXT in its output); the program's
 #                            own checks must all hold still (no failed-check line).
+#   FLAKES                   "ID|TEXT|RATE": a failure of the launcher's own, at random,
+#                            that shows TEXT; a case showing it is run once more
+#                            (scripts/harness.sh). Each is measured in docs/CI.md.
 launcher_expect() {
     unset CHECK_BACKEND CHECK_ONE_NODE
+    FLAKES=()
     SPAWN_ENV=()
     CONFORMANCE_ENV=()
     EXPECT_APPNUM=0
@@ -43,6 +47,10 @@ launcher_expect() {
     case $1 in
         hydra4 | hydra4-port) ;;
         hydra5)
+            # A spawn on two simulated nodes: mpiexec asserts when a new proxy connects
+            # for a node it has meanwhile given a proxy (it reuses a node's proxy for
+            # a spawned job); the job dies whatever its processes do.
+            FLAKES=('spawn-proxy-race|assert (proxy->node->control_fd == -1) failed|4 of 200 two-node spawn jobs, measured on a quiet machine')
             # PMI-2 spawn: its spawn-response carries no job id (Hydra 4.0.2's does).
             DEVIATES[pmi2-spawn]=spawn-jobid-unknown
             # PMI-2 across two nodes: a get of a key nobody put is never answered.
@@ -60,7 +68,7 @@ launcher_expect() {
             DEVIATES[names]=publish-overwrites
             # Its proxy exits at a PMI-2 client's first line (Slurm's libpmi2.so.0 too):
             # shown once, the other PMI-2 programs are not run.
-            LAUNCHER_DEV[pmi2-exchange]='pmi2-unsupported|141|exited abnormally'
+            LAUNCHER_DEV[pmi2-exchange]='pmi2-unsupported|255|exited abnormally'
             UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-names pmi2-ring pmi2-spawn pmi2-threads"
             ;;
         srun)
