@@ -184,6 +184,108 @@ static inline void bc_card(char *buf, size_t len, int rank, int which)
         snprintf(buf, len, "shm:/dev/shm/demo-%d;pid-slot=%d", rank, rank * 7);
 }
 
+/* ---- the node-local ranks against the truth ---------------------------------------------
+ * Across real hosts (the runner sets CHECK_REAL_HOSTS: scripts/cluster.sh), a rank's
+ * node-local ranks must be exactly the ranks whose gethostname() is its own. HOSTS[r] is
+ * rank r's host name, gathered through the KVS. */
+static inline int check_real_hosts(void)
+{
+    const char *v = getenv("CHECK_REAL_HOSTS");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* The ranks RANKS[0..N) (what the library says shares this rank's node, WHAT) against the
+ * host names. */
+static inline void check_local_is_host(const char *what, char **hosts, int size, int rank,
+                                       const int *ranks, int n)
+{
+    char want[1024] = "", got[1024] = "";
+    for (int r = 0; r < size; r++)
+        if (strcmp(hosts[r], hosts[rank]) == 0)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", want[0] ? "," : "", r);
+    for (int i = 0; i < n; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", i ? "," : "", ranks[i]);
+    if (strcmp(want, got) != 0)
+        check_fail(__FILE__, __LINE__, "%s on host %s is ranks %s; the ranks on this host are %s",
+                   what, hosts[rank], got, want);
+}
+
+/* The mapping's items up to the closing ')' or ']' (a block "(start,nodes,ppn)", a bare
+ * node id, or a repeat group "[items]xK", as MPICH 4.1 and later write them), appended to
+ * OUT[*N..CAP) one node id per rank. The end of the items, or NULL when they do not parse
+ * or do not fit. */
+static inline const char *check_map_items(const char *p, int *out, int *n, int cap, int depth)
+{
+    for (;;) {
+        int a, b, c, used = 0;
+        while (*p == ',' || *p == ' ')
+            p++;
+        if (*p == ')' || *p == ']')
+            return p;
+        if (sscanf(p, "(%d,%d,%d)%n", &a, &b, &c, &used) == 3 && used > 0 && b >= 1 && c >= 1) {
+            for (int node = a; node < a + b; node++)
+                for (int k = 0; k < c; k++) {
+                    if (*n >= cap)
+                        return NULL;
+                    out[(*n)++] = node;
+                }
+            p += used;
+        } else if (*p == '[' && depth < 4) {
+            int first = *n;
+            p = check_map_items(p + 1, out, n, cap, depth + 1);
+            if (!p || sscanf(p, "]x%d%n", &a, &used) != 1 || used == 0 || a < 1)
+                return NULL;
+            for (int len = *n - first, t = 1; t < a; t++)
+                for (int i = 0; i < len; i++) {
+                    if (*n >= cap)
+                        return NULL;
+                    out[(*n)++] = out[first + i];
+                }
+            p += used;
+        } else if (sscanf(p, "%d%n", &a, &used) == 1 && used > 0 && a >= 0) {
+            if (*n >= cap)
+                return NULL;
+            out[(*n)++] = a;
+            p += used;
+        } else {
+            return NULL;
+        }
+    }
+}
+
+/* The node of RANK in a PMI_process_mapping "(vector,...)", or -1 when it does not parse.
+ * Past the ranks it lists the pattern repeats (as MPICH reads it). */
+static inline int check_mapping_node(const char *mapping, int rank)
+{
+    static int nodes[8192];
+    int n = 0;
+    const char *p = strstr(mapping, "(vector,");
+    if (!p || rank < 0)
+        return -1;
+    p = check_map_items(p + 8, nodes, &n, (int)(sizeof nodes / sizeof nodes[0]), 0);
+    if (!p || *p != ')' || n == 0)
+        return -1;
+    return nodes[rank % n];
+}
+
+/* PMI_process_mapping against the host names: ranks share a node in the mapping exactly
+ * when they share a host. */
+static inline void check_mapping_is_host(const char *mapping, char **hosts, int size, int rank)
+{
+    int mine = check_mapping_node(mapping, rank);
+    for (int r = 0; r < size; r++) {
+        int node = check_mapping_node(mapping, r);
+        int same_host = strcmp(hosts[r], hosts[rank]) == 0;
+        if (mine < 0 || node < 0 || (node == mine) != same_host) {
+            check_fail(__FILE__, __LINE__,
+                       "PMI_process_mapping %s puts ranks %d and %d on node %d and %d; their "
+                       "hosts are %s and %s",
+                       mapping, rank, r, mine, node, hosts[rank], hosts[r]);
+            return;
+        }
+    }
+}
+
 #ifdef PMI_SUCCESS
 /* The MPI_Init exchange through the PMI-1 API: put this rank's two cards under
  * "PREFIX-RANK-WHICH", commit, barrier, read every rank's cards back and compare. key,

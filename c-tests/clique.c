@@ -2,6 +2,7 @@
  * the launcher tells each process (Hydra: MPI_LOCALNRANKS / MPI_LOCALRANKID; Slurm:
  * SLURM_STEP_TASKS_PER_NODE / SLURM_LOCALID), and every member of a clique computes the
  * same clique. */
+#define _XOPEN_SOURCE 700 /* gethostname */
 #include <pmi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,11 @@ int main(void)
         snprintf(mine + strlen(mine), vallen - strlen(mine), "%s%d", i ? "," : "", ranks[i]);
     snprintf(key, sizeof key, "clique-%d", rank);
     CHECK_RC(PMI_KVS_Put(kvs, key, mine), PMI_SUCCESS);
+    /* This rank's host, for the check against the truth across real hosts. */
+    char host[256] = "";
+    REQUIRE(gethostname(host, sizeof host - 1) == 0);
+    snprintf(key, sizeof key, "host-%d", rank);
+    CHECK_RC(PMI_KVS_Put(kvs, key, host), PMI_SUCCESS);
     CHECK_RC(PMI_KVS_Commit(kvs), PMI_SUCCESS);
     REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
     for (int i = 0; i < n; i++) {
@@ -107,6 +113,19 @@ int main(void)
         CHECK_RC(PMI_KVS_Get(kvs, key, theirs, vallen), PMI_SUCCESS);
         CHECK(strcmp(mine, theirs) == 0);
     }
+    if (check_real_hosts()) {
+        char **hosts = calloc((size_t)size, sizeof *hosts);
+        for (int r = 0; r < size; r++) {
+            hosts[r] = calloc(256, 1);
+            snprintf(key, sizeof key, "host-%d", r);
+            CHECK_RC(PMI_KVS_Get(kvs, key, hosts[r], 256), PMI_SUCCESS);
+        }
+        check_local_is_host("PMI_Get_clique_ranks", hosts, size, rank, ranks, n);
+        for (int r = 0; r < size; r++)
+            free(hosts[r]);
+        free(hosts);
+    }
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS); /* no rank leaves before the last reply */
     CHECK_RC(PMI_Finalize(), PMI_SUCCESS);
     free(ranks), free(mine), free(theirs);
     return check_done();

@@ -2,6 +2,7 @@
  * fences, and reads every rank's cards (with and without the source hint); the job
  * attributes and the node's ranks agree with the job. Usage: pmi2_exchange [UNIVERSE]
  * (the universe size the launcher gives, or -1 when it says none). */
+#define _XOPEN_SOURCE 700 /* gethostname */
 #include <pmi2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,11 @@ int main(int argc, char **argv)
         card(value, sizeof value, rank, which);
         CHECK_RC(PMI2_KVS_Put(key, value), PMI2_SUCCESS);
     }
+    /* This rank's host, for the check against the truth across real hosts. */
+    char host[256] = "";
+    REQUIRE(gethostname(host, sizeof host - 1) == 0);
+    snprintf(key, sizeof key, "host-%d", rank);
+    CHECK_RC(PMI2_KVS_Put(key, host), PMI2_SUCCESS);
     REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS);
     int learned = 0;
     for (int peer = 0; peer < size; peer++)
@@ -80,6 +86,19 @@ int main(int argc, char **argv)
         CHECK(ranks[i] >= 0 && ranks[i] < size && (i == 0 || ranks[i] > ranks[i - 1]));
     }
     CHECK(found == 1 && outlen == local && mine == 1);
+    if (check_real_hosts()) {
+        char **hosts = calloc((size_t)size, sizeof *hosts);
+        for (int r = 0; r < size; r++) {
+            hosts[r] = calloc(256, 1);
+            snprintf(key, sizeof key, "host-%d", r);
+            CHECK_RC(PMI2_KVS_Get(NULL, r, key, hosts[r], 256, &len), PMI2_SUCCESS);
+        }
+        check_local_is_host("localRanks", hosts, size, rank, ranks, outlen);
+        check_mapping_is_host(value, hosts, size, rank);
+        for (int r = 0; r < size; r++)
+            free(hosts[r]);
+        free(hosts);
+    }
     if (local > 1)
         CHECK_RC(PMI2_Info_GetNodeAttrIntArray("localRanks", ranks, local - 1, &outlen, &found),
                  PMI2_ERR_INVALID_LENGTH);

@@ -15,17 +15,21 @@ source "$harness_root/scripts/launchers.sh" expect "$K"
 check_loaded "$b/exchange"
 
 # --- every launcher -----------------------------------------------------------------------
-# nodes N: 1 or, where the launcher can simulate it, 2 (the case names say which).
-layouts=(1)
-launcher_has_two_nodes "$K" && layouts+=(2)
+# The layouts: one node and, where the launcher can simulate it, two; across real hosts
+# two hosts (blocks, cyclic) and three (3+2+1). The case names say which.
+read -r -a layouts <<<"$(launcher_layouts "$K")"
 for nodes in "${layouts[@]}"; do
-    s=""; [ "$nodes" = 2 ] && s=-2nodes
-    launcher "$K" 4 "$nodes"
-    run_expected "info-n4$s" info 0 -- "${L[@]}" "$b/info" 4 "$EXPECT_APPNUM" "$(expect_universe 4)" $EXPECT_MAXES
-    run_expected "exchange-n4$s" exchange 0 -- "${L[@]}" "$b/exchange" -q
-    run_expected "exchange-without-commit-n4$s" exchange 0 -- "${L[@]}" "$b/exchange" -q -no-commit
-    run_expected "barrier-100-n4$s" barrier 0 -- "${L[@]}" "$b/barrier" 100
-    run_expected "clique-n4$s" clique 0 -- "${L[@]}" "$b/clique"
+    s=$(layout_suffix "$K" "$nodes")
+    # (Three uneven hosts: six processes fill them; the two-process cases would not
+    # leave the first host, and are run in the other layouts.)
+    n4=4; [ "$nodes" = uneven ] && n4=6
+    launcher "$K" $n4 "$nodes"
+    run_expected "info-n$n4$s" info 0 -- "${L[@]}" "$b/info" $n4 "$EXPECT_APPNUM" "$(expect_universe $n4)" $EXPECT_MAXES
+    run_expected "exchange-n$n4$s" exchange 0 -- "${L[@]}" "$b/exchange" -q
+    run_expected "exchange-without-commit-n$n4$s" exchange 0 -- "${L[@]}" "$b/exchange" -q -no-commit
+    run_expected "barrier-100-n$n4$s" barrier 0 -- "${L[@]}" "$b/barrier" 100
+    run_expected "clique-n$n4$s" clique 0 -- "${L[@]}" "$b/clique"
+    [ "$nodes" != uneven ] || continue
     launcher "$K" 2 "$nodes"
     run_expected "validation-n2$s" validation 0 -- "${L[@]}" "$b/validation"
     run_expected "names-n2$s" names 0 -- "${L[@]}" "$b/names"
@@ -64,9 +68,11 @@ run trace-on 0 --expect log "libpmi[1] " --expect log "PMI_Get_universe_size(0x"
 
 # --- libpmi2.so.0: the PMI-2 API under the same launcher ------------------------------------
 for nodes in "${layouts[@]}"; do
-    s=""; [ "$nodes" = 2 ] && s=-2nodes
-    launcher "$K" 4 "$nodes"
-    run_expected "pmi2-exchange-n4$s" pmi2-exchange 0 -- "${L[@]}" "$b/pmi2_exchange" "$(expect_universe 4)"
+    s=$(layout_suffix "$K" "$nodes")
+    n4=4; [ "$nodes" = uneven ] && n4=6
+    launcher "$K" $n4 "$nodes"
+    run_expected "pmi2-exchange-n$n4$s" pmi2-exchange 0 -- "${L[@]}" "$b/pmi2_exchange" "$(expect_universe $n4)"
+    [ "$nodes" != uneven ] || continue
     run_expected "pmi2-validation-n4$s" "pmi2-validation$s" 0 -- "${L[@]}" "$b/pmi2_validation"
     run_expected "pmi2-names-n4$s" pmi2-names 0 -- "${L[@]}" "$b/pmi2_names"
     run_expected "pmi2-ring-n4$s" pmi2-ring 0 -- "${L[@]}" "$b/pmi2_ring"
@@ -109,6 +115,10 @@ run clique-a1b1-n4 0 -- "${H[@]}" -hosts a:1,b:1 -n 4 "$b/clique"
 run clique-a3b1-n6 0 -- "${H[@]}" -hosts a:3,b:1 -n 6 "$b/clique"
 run clique-a2b1c3-n9 0 -- "${H[@]}" -hosts a:2,b:1,c:3 -n 9 "$b/clique"
 run clique-n5 0 -- "${H[@]}" -n 5 "$b/clique"
+# Negative control of the check across real hosts (CHECK_REAL_HOSTS): simulated nodes
+# share one host name, so the clique of a:2,b:2 is not the ranks on this host.
+run clique-real-hosts-control nonzero --expect log "PMI_Get_clique_ranks on host" -- \
+    env CHECK_REAL_HOSTS=1 "${H[@]}" -hosts a:2,b:2 -n 4 "$b/clique"
 run names-a1b1 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/names"
 run spawn-a1b1-n2 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/spawn"
 

@@ -8,7 +8,10 @@ export I_MPI_PMI_LIBRARY=$libdir/libpmi.so.0
 export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$IMPI_ROOT/lib:$HYDRA5_ROOT/lib/mpich
 # Four ranks on two cores: wait in the kernel, not spinning.
 export I_MPI_WAIT_MODE=1
-TWO_NODES=(env I_MPI_FABRICS=shm:ofi FI_PROVIDER=tcp FI_TCP_IFACE=lo)
+# Two nodes talk TCP: over lo when simulated, over the cluster's interface across hosts.
+iface=lo
+launcher_is_vc "$K" && iface=$CLUSTER_BRIDGE
+TWO_NODES=(env I_MPI_FABRICS=shm:ofi FI_PROVIDER=tcp FI_TCP_IFACE=$iface)
 
 # Proof: Intel says where its PMI calls go, and every rank traces through our library.
 launcher "$K" 2

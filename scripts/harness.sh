@@ -159,9 +159,11 @@ check_loaded() {
 }
 
 # --- launchers ----------------------------------------------------------------------------
-# launcher KIND NP [NODES]: sets the array L to the command that starts NP processes of the
-# program that follows, on NODES (1 or 2) nodes, simulated on this machine where the
-# launcher can. Kinds (scripts/launchers.sh sets up the ones that need it):
+# launcher KIND NP [LAYOUT]: sets the array L to the command that starts NP processes of the
+# program that follows. LAYOUT is 1 (one node, the default) or 2 (two nodes, block) for
+# every kind that can have two; a -vc kind also takes cyclic (two hosts, ranks dealt one
+# by one) and uneven (three hosts, 3+2+1 slots). Kinds (scripts/launchers.sh sets up the
+# ones that need it):
 #   hydra4       Debian's MPICH 4.0.2 mpiexec.hydra (PMI_FD)
 #   hydra4-port  the same with -pmi-port (PMI_PORT)
 #   hydra5       MPICH 5.0.2's mpiexec.hydra (HYDRA5_ROOT)
@@ -169,12 +171,16 @@ check_loaded() {
 #   srun         Slurm's srun --mpi=pmi2 (SLURM_CONF), one node
 #   srun-pmix    Slurm's srun --mpi=pmix: the library's PMIx backend, one node
 #   prterun      Open MPI 5.0.11's prterun (OPENMPI_ROOT): the PMIx backend, one node
+#   KIND-vc      KIND across the real hosts of the virtual cluster (scripts/cluster.sh:
+#                CLUSTER_ADDRS, CLUSTER_SSH, CLUSTER_BRIDGE); its processes are told
+#                CHECK_REAL_HOSTS=1. Without -vc, "two nodes" are simulated on this host.
 # Every Hydra (MPICH's and Intel's) is started through scripts/no-sigpipe: its mpiexec
 # dies of SIGPIPE (exit 141, no message) when it writes to a proxy that has just exited
 # (docs/CI.md has the causes and the rates measured).
 HYDRA=("$harness_root/scripts/no-sigpipe" "${MPIEXEC:-mpiexec.hydra}")
 launcher() {
     local kind=$1 np=$2 nodes=${3:-1}
+    case $kind in *-vc) launcher_vc "${kind%-vc}" "$np" "$nodes"; return ;; esac
     local ppn=$(((np + nodes - 1) / nodes))
     case $kind in
         hydra4 | hydra4-port | hydra5 | hydra5-port)
@@ -203,5 +209,63 @@ launcher() {
     esac
 }
 
-# Whether KIND can simulate two nodes on this machine.
+# The slots of LAYOUT for NP processes, one "ADDRESS:SLOTS" a host.
+cluster_slots() { # NP LAYOUT
+    local a
+    read -r -a a <<<"${CLUSTER_ADDRS:?the virtual cluster is down (scripts/cluster.sh up 3)}"
+    case $2 in
+        1) echo "${a[0]}:$1" ;;
+        2) echo "${a[0]}:$((($1 + 1) / 2))" "${a[1]}:$((($1 + 1) / 2))" ;;
+        cyclic) echo "${a[0]}:1" "${a[1]}:1" ;;
+        uneven) echo "${a[0]}:3" "${a[1]}:2" "${a[2]}:1" ;;
+        *) echo "harness: unknown layout '$2'" >&2; return 1 ;;
+    esac
+}
+
+# launcher KIND-vc: KIND's command across the virtual cluster's hosts.
+launcher_vc() { # KIND NP LAYOUT
+    local kind=$1 np=$2 slots
+    slots=$(cluster_slots "$np" "$3") || return 1
+    local ssh=(-bootstrap ssh -bootstrap-exec "$CLUSTER_SSH" -iface "$CLUSTER_BRIDGE")
+    case $kind in
+        hydra4 | hydra4-port | hydra5)
+            L=("${HYDRA[0]}" env CHECK_REAL_HOSTS=1 "${HYDRA[1]}" "${ssh[@]}")
+            case $kind in hydra5) L[3]=$HYDRA5_ROOT/bin/mpiexec.hydra ;; esac
+            case $kind in *-port) L+=(-pmi-port) ;; esac
+            L+=(-hosts "$(echo $slots | tr ' ' ,)" -n "$np")
+            ;;
+        impi)
+            # (Its -hosts takes no slot counts: a machine file does.)
+            local mf=$logdir/machinefile-$3
+            printf '%s\n' $slots >"$mf"
+            L=("${HYDRA[0]}" env CHECK_REAL_HOSTS=1 I_MPI_ROOT="$IMPI_ROOT" PATH="$IMPI_ROOT/bin:$PATH"
+               "$IMPI_ROOT/bin/mpiexec.hydra" "${ssh[@]}" -machinefile "$mf" -n "$np")
+            ;;
+        *) echo "harness: no launcher '$kind' across the virtual cluster" >&2; return 1 ;;
+    esac
+}
+
+# Whether KIND can simulate two nodes on this machine, or has real ones.
 launcher_has_two_nodes() { case $1 in srun | srun-pmix | prterun) return 1 ;; esac; }
+# Whether KIND runs across the virtual cluster's real hosts.
+launcher_is_vc() { case $1 in *-vc) return 0 ;; esac; return 1; }
+# The layouts a runner goes through under KIND: one node and (simulated) two; across real
+# hosts two hosts by blocks and cyclic, and three hosts unevenly.
+launcher_layouts() { # KIND
+    if launcher_is_vc "$1"; then
+        echo "2 cyclic uneven"
+    elif launcher_has_two_nodes "$1"; then
+        echo "1 2"
+    else
+        echo 1
+    fi
+}
+# What a case name ends with for LAYOUT under KIND.
+layout_suffix() { # KIND LAYOUT
+    case $2 in
+        1) ;;
+        2) if launcher_is_vc "$1"; then echo -2hosts; else echo -2nodes; fi ;;
+        cyclic) echo -2hosts-cyclic ;;
+        uneven) echo -3hosts-321 ;;
+    esac
+}

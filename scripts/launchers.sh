@@ -3,7 +3,8 @@
 #
 #   scripts/launchers.sh setup KIND...   install / fetch / start what KIND needs, then
 #                                        print the shell exports the harness reads
-#   scripts/launchers.sh stop            stop the private Slurm if setup started it
+#   scripts/launchers.sh stop            stop the private Slurm if setup started it, and
+#                                        take the virtual cluster down if it is up
 #   scripts/launchers.sh argv KIND NP [NODES]   print the launch command (for a LAUNCHER="...")
 #   source scripts/launchers.sh expect KIND     in a runner: what KIND answers, measured
 #
@@ -44,7 +45,8 @@ launcher_expect() {
     # libpmi2.so.0: only Slurm's server has the ring (the library does not send it
     # elsewhere: Hydra kills the job on an unknown command).
     DEVIATES[pmi2-ring]=ring-unsupported
-    case $1 in
+    # KIND-vc, across the virtual cluster's hosts, answers as KIND does.
+    case ${1%-vc} in
         hydra4 | hydra4-port) ;;
         hydra5)
             # A spawn on two simulated nodes: mpiexec asserts when a new proxy connects
@@ -55,6 +57,14 @@ launcher_expect() {
             DEVIATES[pmi2-spawn]=spawn-jobid-unknown
             # PMI-2 across two nodes: a get of a key nobody put is never answered.
             DEVIATES[pmi2-validation-2nodes]=get-missing-waits
+            DEVIATES[pmi2-validation-2hosts]=get-missing-waits
+            DEVIATES[pmi2-validation-2hosts-cyclic]=get-missing-waits
+            # Across real hosts the same spawn race kills most spawn jobs (17 of 40 across
+            # two hosts, docs/CI.md): spawn cannot be tested there.
+            if [ "$1" != hydra5 ]; then
+                UNSUPPORTED="spawn pmi2-spawn mpi-spawn"
+                CONFORMANCE_ENV=(env CONFORMANCE_SKIP=spawn)
+            fi
             ;;
         impi)
             EXPECT_MAXES="256 64 4096"
@@ -68,8 +78,10 @@ launcher_expect() {
             DEVIATES[names]=publish-overwrites
             # Its proxy exits at a PMI-2 client's first line (Slurm's libpmi2.so.0 too):
             # shown once, the other PMI-2 programs are not run.
-            LAUNCHER_DEV[pmi2-exchange]='pmi2-unsupported|255|exited abnormally'
-            UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-names pmi2-ring pmi2-spawn pmi2-threads"
+            # (Across real hosts its proxies die of SIGSEGV there, and mpiexec exits 255 or 137.)
+            LAUNCHER_DEV[pmi2-exchange]="pmi2-unsupported|$([ "$1" = impi ] && echo 255 || echo nonzero)|exited abnormally"
+            UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-validation-2hosts"
+            UNSUPPORTED+=" pmi2-validation-2hosts-cyclic pmi2-names pmi2-ring pmi2-spawn pmi2-threads"
             ;;
         srun)
             EXPECT_APPNUM=-1
@@ -99,7 +111,7 @@ launcher_expect() {
             # the wire's spawn request limits do not apply (CHECK_BACKEND).
             EXPECT_MAXES="256 512 4096"
             export CHECK_BACKEND=pmix
-            if [ "$1" = srun-pmix ]; then
+            if [ "${1%-vc}" = srun-pmix ]; then
                 expect_universe() { echo "$1"; }
                 # Slurm 22.05's pmix plugin answers publish, lookup, unpublish and spawn
                 # with PMIX_ERR_NOT_SUPPORTED: the library returns PMI_FAIL.
@@ -166,6 +178,15 @@ case ${1:-} in
         shift
         for kind in "$@"; do
             case $kind in
+                *-vc)
+                    # Across hosts: the virtual cluster (three hosts), then KIND itself.
+                    "$here/cluster.sh" up 3
+                    "$here/cluster.sh" env
+                    "$0" setup "${kind%-vc}"
+                    continue
+                    ;;
+            esac
+            case $kind in
                 hydra4 | hydra4-port) "$here/ensure-deps.sh" hydra >&2 ;;
                 hydra5) echo "export HYDRA5_ROOT=$("$here/wheels.sh" mpich5 | sed -n 's/^mpich5=//p')" ;;
                 impi)
@@ -190,7 +211,10 @@ case ${1:-} in
             esac
         done
         ;;
-    stop) [ ! -d "$LIBPMI_SLURM_DIR" ] || "$here/slurm.sh" stop "$LIBPMI_SLURM_DIR" ;;
+    stop)
+        [ ! -d "$LIBPMI_SLURM_DIR" ] || "$here/slurm.sh" stop "$LIBPMI_SLURM_DIR"
+        [ "$(id -u)" != 0 ] || "$here/cluster.sh" down
+        ;;
     argv)
         shift
         source "$here/harness.sh" "${TMPDIR:-/tmp}/libpmi-harness"
