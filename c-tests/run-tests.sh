@@ -57,7 +57,7 @@ if check_backend_is pmix; then
     # first lines cannot know it.)
     said=(--absent log "libpmi[?]" --expect log "PMI_Init: backend pmix: no PMI_FD or PMI_PORT, and PMIX_"
           --expect log "PMI_Init: loaded " --expect log "PMIx_Get(rank wildcard, \"pmix.job.size\")"
-          --expect log "PMIx_Fence(collect data): SUCCESS" --expect log "PMIx_Finalize: SUCCESS")
+          --expect log "PMIx_Fence(collect data): SUCCESS" --expect log "PMIx_Fence(before finalize): SUCCESS" --expect log "PMIx_Finalize: SUCCESS")
 else
     said=(--expect log "C: cmd=init pmi_version=1 pmi_subversion=1" --expect log "S: cmd=maxes "
           --expect log "C: cmd=finalize")

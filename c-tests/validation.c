@@ -139,6 +139,9 @@ static void bad_keys_and_values(const char *kvs, int rank)
         CHECK_RC(PMI_KVS_Put(kvs, bad_keys[i], "v"), PMI_ERR_INVALID_KEY);
         CHECK_RC(PMI_KVS_Get(kvs, bad_keys[i], buf, bufsize), PMI_ERR_INVALID_KEY);
     }
+    /* Under PMIx the library keeps its key directory under keys of its own. */
+    if (check_backend_is("pmix"))
+        CHECK_RC(PMI_KVS_Put(kvs, "libpmi:dir:0", "v"), PMI_ERR_INVALID_KEY);
     /* keylen_max counts the NUL: keymax-1 bytes are fine, keymax are too many. */
     memset(key, 'k', keysize);
     snprintf(key, keysize, "r%d-", rank);

@@ -6,14 +6,29 @@
 //! | rank, size, kvsname | `PMIx_Init`'s process id, `PMIX_JOB_SIZE`, the namespace |
 //! | universe size, appnum | `PMIX_UNIV_SIZE`, `PMIX_APPNUM` |
 //! | put / commit / barrier | `PMIx_Put` (global) / `PMIx_Commit` / `PMIx_Fence` collecting data |
-//! | get | `PMIx_Get` with an undefined rank, `PMIX_IMMEDIATE` |
-//! | `PMI_process_mapping` | `PMIX_ANL_MAP`, else built from each rank's `PMIX_NODEID` |
+//! | get | `PMIx_Get` from the key's owner, found in the key directory (below) |
+//! | `PMI_process_mapping` | `PMIX_ANL_MAP`, else built from each rank's `PMIX_HOSTNAME` (or `PMIX_NODEID`) |
 //! | clique | `PMIX_LOCAL_PEERS` |
 //! | publish / lookup / unpublish | `PMIx_Publish` / `PMIx_Lookup` / `PMIx_Unpublish` |
 //! | spawn | `PMIx_Spawn`; the preput pairs in the children's environment |
 //! | abort / finalize | `PMIx_Abort` / `PMIx_Finalize` |
+//!
+//! **The key directory.** A PMI-1 key has no owner, but PMIx finds a key only in the
+//! data of a named process: a get with `PMIX_RANK_UNDEF` searches just this host's
+//! processes (PMIx 4.2.2 under PRRTE across two hosts), and a search of every process
+//! costs a pass over all of them per get. So at each barrier every process also puts
+//! the names of the keys it put since its previous barrier, under a key of that
+//! barrier's own (`libpmi:dir:F`, F counting this process's barriers). After a barrier,
+//! the first get of a key this process does not know reads each peer's new names once,
+//! and every get then asks the key's owner, as a native PMIx client does. Two facts of
+//! PMIx shape it (measured with PMIx 4.2.2 under PRRTE across two hosts): a get from
+//! another host of a key that is not there waits for it until its timeout, so a reader
+//! asks only for directory keys that exist; and a key put again is served from the
+//! reader's copy of the first value, so no directory key is put twice. Keys starting
+//! with `libpmi:` are reserved.
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
 use std::ffi::{CStr, OsString};
 
 use crate::backend::pmix_sys::{self, Answer, AppSpec, Lib, Proc, RANK_UNDEF, RANK_WILDCARD};
@@ -40,6 +55,60 @@ const NODE_ATTR_PREFIX: &[u8] = b"pmi2.nodeattr.";
 /// The KVS key MPICH reads for the node layout.
 const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
 
+/// The keys of the directory (module doc); a program's key may not start so.
+const RESERVED_PREFIX: &[u8] = b"libpmi:";
+/// Barrier F's entry: "P\n" (P the last earlier barrier whose entry has names, or "-")
+/// then the names put since the barrier before F.
+const DIR_KEY: &str = "libpmi:dir:";
+
+/// Who put which key: this process's side of the key directory and what it has read of
+/// the others'.
+#[derive(Default)]
+struct Directory {
+    /// The names put since the last barrier, encoded (`encode_name`).
+    pending: Vec<u8>,
+    /// The last barrier whose entry had names.
+    last_named: Option<u64>,
+    /// Barriers this process has completed.
+    fences: u64,
+    /// Each known key's owner (this process's own keys included).
+    owners: HashMap<Vec<u8>, u32>,
+    /// Per rank, how many of its entries have been read (the first `read[r]`).
+    read: Vec<u64>,
+    /// `fences` when the entries were last read.
+    read_at: u64,
+}
+
+/// A name in an entry: its length in decimal, ':', the name.
+fn encode_name(out: &mut Vec<u8>, name: &[u8]) {
+    out.extend_from_slice(name.len().to_string().as_bytes());
+    out.push(b':');
+    out.extend_from_slice(name);
+}
+
+/// The names of an entry; `None` when they are not in `encode_name`'s form.
+fn decode_names(mut text: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut names = Vec::new();
+    while !text.is_empty() {
+        let colon = memchr::memchr(b':', text)?;
+        let len: usize = std::str::from_utf8(&text[..colon]).ok()?.parse().ok()?;
+        let rest = &text[colon + 1..];
+        names.push(rest.get(..len)?);
+        text = &rest[len..];
+    }
+    Some(names)
+}
+
+/// An entry: the last earlier barrier with names (`None`: there is none), the names.
+fn split_entry(text: &[u8]) -> Option<(Option<u64>, Vec<&[u8]>)> {
+    let nl = memchr::memchr(b'\n', text)?;
+    let previous = match &text[..nl] {
+        b"-" => None,
+        p => Some(std::str::from_utf8(p).ok()?.parse().ok()?),
+    };
+    Some((previous, decode_names(&text[nl + 1..])?))
+}
+
 pub struct Pmix {
     lib: &'static Lib,
     me: Proc,
@@ -52,6 +121,7 @@ pub struct Pmix {
     /// Puts not yet committed: the barrier commits them (on the wire every put reaches
     /// the server at once, so programs may skip `PMI_KVS_Commit`).
     uncommitted: bool,
+    dir: Directory,
 }
 
 /// A service name is a PMIx key: at most `PMIX_MAX_KEYLEN` bytes.
@@ -125,6 +195,7 @@ impl Pmix {
             preput: Store::default(),
             timeout,
             uncommitted: false,
+            dir: Directory::default(),
         };
         match pmix.identify(found) {
             Ok(id) => {
@@ -190,9 +261,20 @@ impl Pmix {
         pmix_sys::proc_of(self.me.nspace(), RANK_WILDCARD).unwrap_or(self.me)
     }
 
-    /// `PMIx_Get`, traced; `Err` with PMIx's status.
+    /// `PMIx_Get` of what this client holds (`PMIX_IMMEDIATE`), traced; `Err` with
+    /// PMIx's status.
     fn fetch(&self, who: &Proc, key: &[u8]) -> Result<Answer, i32> {
-        let answer = self.lib.get(who, key, self.timeout);
+        self.fetch_with(who, key, true)
+    }
+
+    /// `PMIx_Get`, traced; without `immediate` the client asks its server for data it
+    /// does not hold (a key `who` is known to have put).
+    fn fetch_with(&self, who: &Proc, key: &[u8], immediate: bool) -> Result<Answer, i32> {
+        let answer = if immediate {
+            self.lib.get(who, key, self.timeout)
+        } else {
+            self.lib.get_from(who, key, self.timeout)
+        };
         if trace::enabled() {
             let rank = match who.rank() {
                 RANK_WILDCARD => "wildcard".to_string(),
@@ -236,27 +318,127 @@ impl Pmix {
     }
 
     /// `PMI_process_mapping` as PMIx gives it (`PMIX_ANL_MAP`, Slurm), or built from
-    /// every rank's node id (PRRTE gives no ANL map); `None` when neither is known.
+    /// every rank's host name or node id (PRRTE gives no ANL map, and across hosts no
+    /// node id of a process on another host); `None` when none is known.
     fn mapping(&self) -> Option<Vec<u8>> {
         if let Ok(Answer::Text(map)) = self.fetch(&self.wildcard(), b"pmix.anlmap") {
             return Some(map);
         }
-        let mut nodes = Vec::with_capacity(self.id.size as usize);
-        for rank in 0..self.id.size as u32 {
-            let who = pmix_sys::proc_of(self.me.nspace(), rank)?;
-            match self.lib.get(&who, b"pmix.nodeid", self.timeout) {
-                Ok(Answer::Number(n)) if (0..=i64::from(u32::MAX)).contains(&n) => {
-                    nodes.push(n as u32)
-                }
-                _ => return None,
-            }
-        }
-        let text = mapping::vector_of(nodes.iter().map(|&n| Some(u64::from(n))), usize::MAX)?;
+        let (nodes, from) = match self.nodes_by(b"pmix.hname") {
+            Some(nodes) => (nodes, "host names"),
+            None => (self.nodes_by(b"pmix.nodeid")?, "node ids"),
+        };
+        let text = mapping::vector_of(nodes.iter().map(|&n| Some(n)), usize::MAX)?;
         trace::line(format_args!(
-            "PMI_process_mapping built from {} node ids: \"{text}\"",
+            "PMI_process_mapping built from {} {from}: \"{text}\"",
             nodes.len()
         ));
         Some(text.into_bytes())
+    }
+
+    /// Each rank's node, numbered by `key`'s value (a host name or a node id) in the
+    /// order the nodes first appear; `None` when a rank has no such value.
+    fn nodes_by(&self, key: &[u8]) -> Option<Vec<u64>> {
+        let mut seen: HashMap<Answer, u64> = HashMap::new();
+        let mut nodes = Vec::with_capacity(self.id.size as usize);
+        for rank in 0..self.id.size as u32 {
+            let who = pmix_sys::proc_of(self.me.nspace(), rank)?;
+            let node = match self.lib.get(&who, key, self.timeout) {
+                Ok(answer @ (Answer::Text(_) | Answer::Number(_))) => answer,
+                _ => return None,
+            };
+            let next = seen.len() as u64;
+            nodes.push(*seen.entry(node).or_insert(next));
+        }
+        Some(nodes)
+    }
+
+    /// Put this barrier's directory entry: the names put since the previous barrier.
+    fn write_directory(&mut self) -> PmiResult<()> {
+        let dir = &mut self.dir;
+        let mut value = match dir.last_named {
+            Some(p) => format!("{p}\n").into_bytes(),
+            None => b"-\n".to_vec(),
+        };
+        value.extend_from_slice(&dir.pending);
+        let key = format!("{DIR_KEY}{}", dir.fences);
+        let rc = self.lib.put(key.as_bytes(), &value);
+        self.check(&format!("PMIx_Put(global, \"{key}\")"), rc)?;
+        let dir = &mut self.dir;
+        if !dir.pending.is_empty() {
+            dir.last_named = Some(dir.fences);
+            dir.pending.clear();
+        }
+        self.uncommitted = true;
+        Ok(())
+    }
+
+    /// Read every peer's directory entries written since this process last read them:
+    /// the latest barrier's, then back along the entries that have names.
+    fn read_directories(&mut self) {
+        let size = self.id.size as usize;
+        self.dir.read.resize(size, 0);
+        self.dir.read_at = self.dir.fences;
+        let Some(latest) = self.dir.fences.checked_sub(1) else {
+            return;
+        };
+        // A node attribute is read from a process on this node: another node's process
+        // may have put one of the same name.
+        let local = self.local_ranks().ok().flatten().unwrap_or_default();
+        for rank in 0..size as u32 {
+            if rank == self.me.rank() {
+                continue;
+            }
+            let Some(who) = pmix_sys::proc_of(self.me.nspace(), rank) else {
+                continue;
+            };
+            let mut next = Some(latest);
+            while let Some(fence) = next.filter(|&f| f >= self.dir.read[rank as usize]) {
+                let key = format!("{DIR_KEY}{fence}");
+                let text = match self.fetch_with(&who, key.as_bytes(), false) {
+                    Ok(Answer::Text(text)) => text,
+                    other => {
+                        trace::warn(format_args!(
+                            "rank {rank} has no key directory entry \"{key}\": {other:?}"
+                        ));
+                        break;
+                    }
+                };
+                let Some((previous, names)) = split_entry(&text) else {
+                    trace::warn(format_args!("rank {rank}'s \"{key}\" is not one of ours"));
+                    break;
+                };
+                let here = local.contains(&(rank as i32));
+                for name in names {
+                    if here || !name.starts_with(NODE_ATTR_PREFIX) {
+                        self.dir.owners.entry(name.to_vec()).or_insert(rank);
+                    }
+                }
+                next = previous;
+            }
+            self.dir.read[rank as usize] = self.dir.fences;
+        }
+    }
+
+    /// `key` was put by this process: in its next directory entry, unless it was before.
+    fn owns(&mut self, key: &[u8]) {
+        let me = self.me.rank();
+        if self.dir.owners.insert(key.to_vec(), me) != Some(me) {
+            encode_name(&mut self.dir.pending, key);
+        }
+    }
+
+    /// The owner of `key`, reading the directories again when a fence has passed since
+    /// they were last read.
+    fn owner_of(&mut self, key: &[u8]) -> Option<u32> {
+        if let Some(&rank) = self.dir.owners.get(key) {
+            return Some(rank);
+        }
+        if self.dir.fences == self.dir.read_at {
+            return None;
+        }
+        self.read_directories();
+        self.dir.owners.get(key).copied()
     }
 }
 
@@ -294,10 +476,18 @@ impl Backend for Pmix {
         })
     }
 
+    /// `PMIx_Put`; the key is added to this process's directory.
     fn put(&mut self, _kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
+        if key.starts_with(RESERVED_PREFIX) {
+            trace::line(format_args!(
+                "PMI_KVS_Put: keys starting with \"libpmi:\" are the library's own"
+            ));
+            return Err(PmiError::InvalidKey);
+        }
         let rc = self.lib.put(key, value);
         self.check(&format!("PMIx_Put(global, \"{}\")", key.escape_ascii()), rc)?;
         self.uncommitted = true;
+        self.owns(key);
         Ok(())
     }
 
@@ -308,25 +498,38 @@ impl Backend for Pmix {
         Ok(())
     }
 
-    /// `PMIx_Fence` collecting data, after committing puts the program did not commit.
+    /// `PMIx_Fence` collecting data, after putting this barrier's directory entry and
+    /// committing it with any puts the program did not commit.
     fn barrier(&mut self) -> PmiResult<()> {
-        if self.uncommitted {
-            self.commit()?;
-        }
-        let rc = self.lib.fence(self.timeout);
-        self.check("PMIx_Fence(collect data)", rc)
+        self.write_directory()?;
+        self.commit()?;
+        let rc = self.lib.fence(true, self.timeout);
+        self.check("PMIx_Fence(collect data)", rc)?;
+        self.dir.fences += 1;
+        Ok(())
     }
 
     fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
-        if let Some(value) = self.preput.get(key) {
-            return Ok(value);
+        if let Some(at) = self.preput.find(key) {
+            return Ok(self.preput.value(at));
         }
         if key == MAPPING_KEY {
             self.value = self.mapping().ok_or(PmiError::InvalidKey)?;
             return Ok(&self.value);
         }
-        let any = pmix_sys::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
-        match self.fetch(&any, key) {
+        // The owner, from the directory; else any process of this host (a key put by a
+        // PMIx client other than this library).
+        let answer = match self.owner_of(key) {
+            Some(rank) => {
+                let owner = pmix_sys::proc_of(self.me.nspace(), rank).unwrap_or(self.me);
+                self.fetch_with(&owner, key, false)
+            }
+            None => {
+                let any = pmix_sys::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
+                self.fetch(&any, key)
+            }
+        };
+        match answer {
             Ok(Answer::Text(value)) => {
                 self.value = value;
                 Ok(&self.value)
@@ -353,14 +556,27 @@ impl Backend for Pmix {
     }
 
     /// PMI-2's node attributes, as PMIx data of this node's scope (`PMIX_LOCAL`) under a
-    /// key of their own: visible to the node's processes after the next fence. Waiting
+    /// key of their own: visible to the node's processes after the next fence, asked of
+    /// the process on this node that put it (from the directory), else of any. Waiting
     /// for one asks again every 10 ms (under `PMI_TIMEOUT`, until it runs out).
     fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
         let key = [NODE_ATTR_PREFIX, name].concat();
         let any = pmix_sys::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
         let start = std::time::Instant::now();
         loop {
-            match self.fetch(&any, &key) {
+            let local = match self.owner_of(&key) {
+                Some(rank) => self
+                    .local_ranks()?
+                    .is_some_and(|peers| peers.contains(&(rank as i32)))
+                    .then(|| pmix_sys::proc_of(self.me.nspace(), rank))
+                    .flatten(),
+                None => None,
+            };
+            let answer = match local {
+                Some(owner) => self.fetch_with(&owner, &key, false),
+                None => self.fetch(&any, &key),
+            };
+            match answer {
                 Ok(Answer::Text(value)) => return Ok(Some(value)),
                 Ok(other) => {
                     trace::line(format_args!("node attribute not a string: {other:?}"));
@@ -390,6 +606,7 @@ impl Backend for Pmix {
         let rc = self.lib.put_local(&key, value);
         self.check(&format!("PMIx_Put(local, \"{}\")", key.escape_ascii()), rc)?;
         self.uncommitted = true;
+        self.owns(&key);
         Ok(())
     }
 
@@ -525,8 +742,50 @@ impl Backend for Pmix {
         }
     }
 
+    /// `PMIx_Finalize` after a fence (no data): no process leaves while another may
+    /// still read its keys (across hosts, a get from a process that has exited waits for
+    /// ever: PRRTE of Open MPI 5.0.11, a program that reads after its last barrier).
     fn finalize(&mut self) -> PmiResult<()> {
+        let fenced = self.lib.fence(false, self.timeout);
+        let fenced = self.check("PMIx_Fence(before finalize)", fenced);
         let rc = self.lib.finalize();
-        self.check("PMIx_Finalize", rc)
+        self.check("PMIx_Finalize", rc).and(fenced)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_names_round_trip_whatever_bytes_they_hold() {
+        let names: [&[u8]; 5] = [b"card-0", b"", b"12:34", b"a\nb", b"\xff:\x01"];
+        let mut text = Vec::new();
+        for name in names {
+            encode_name(&mut text, name);
+        }
+        assert_eq!(decode_names(&text).unwrap(), names);
+        assert_eq!(decode_names(b"").unwrap(), Vec::<&[u8]>::new());
+    }
+
+    #[test]
+    fn directory_text_not_ours_is_refused() {
+        for bad in [
+            &b"3:ab"[..],
+            b"x:abc",
+            b"3abc",
+            b"-1:a",
+            b"99999999999999999999999:a",
+        ] {
+            assert_eq!(decode_names(bad), None, "{}", bad.escape_ascii());
+        }
+        assert_eq!(split_entry(b"-\n"), Some((None, vec![])));
+        assert_eq!(
+            split_entry(b"7\n6:card-1"),
+            Some((Some(7), vec![&b"card-1"[..]]))
+        );
+        assert_eq!(split_entry(b"-"), None);
+        assert_eq!(split_entry(b"x\n"), None);
+        assert_eq!(split_entry(b"-\n9:short"), None);
     }
 }

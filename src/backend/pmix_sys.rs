@@ -409,7 +409,7 @@ impl Drop for Returned<'_> {
 }
 
 /// What a get answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Answer {
     Text(Vec<u8>),
     Number(i64),
@@ -470,13 +470,33 @@ impl Lib {
         unsafe { (self.fns.finalize)(std::ptr::null(), 0) }
     }
 
-    /// `PMIx_Get` of `key` for `who`, without waiting for data the server does not
-    /// have (`PMIX_IMMEDIATE`). `Err(status)` when it fails, `PMIX_ERR_NOT_FOUND`
-    /// included.
+    /// `PMIx_Get` of `key` for `who`, without asking the server for data this client
+    /// does not hold (`PMIX_IMMEDIATE`). `Err(status)` when it fails,
+    /// `PMIX_ERR_NOT_FOUND` included.
     pub fn get(&self, who: &Proc, key: &[u8], timeout: Option<u32>) -> Result<Answer, c_int> {
+        self.get_with(who, key, true, timeout)
+    }
+
+    /// `PMIx_Get` of a key `who` is known to have put: the client asks its server for
+    /// the data of a process on another host (which `PMIX_IMMEDIATE` forbids: such a
+    /// get is `PMIX_ERR_NOT_FOUND` even after a fence collected the data, measured with
+    /// PMIx 4.2.2 and Open MPI 5.0.11's PRRTE across two hosts). Bounded by `timeout`.
+    pub fn get_from(&self, who: &Proc, key: &[u8], timeout: Option<u32>) -> Result<Answer, c_int> {
+        self.get_with(who, key, false, timeout)
+    }
+
+    fn get_with(
+        &self,
+        who: &Proc,
+        key: &[u8],
+        immediate: bool,
+        timeout: Option<u32>,
+    ) -> Result<Answer, c_int> {
         let key: [c_char; KEY_LEN] = c_array(key).ok_or(ERR_BAD_PARAM)?;
         let mut infos = Infos::new(self);
-        infos.add(c"pmix.immediate", &InfoValue::Bool(true));
+        if immediate {
+            infos.add(c"pmix.immediate", &InfoValue::Bool(true));
+        }
         add_timeout(&mut infos, timeout);
         let mut value: *mut Value = std::ptr::null_mut();
         // SAFETY: `who` and `key` are valid and NUL-terminated, `infos` holds its count
@@ -587,10 +607,12 @@ impl Lib {
         unsafe { (self.fns.commit)() }
     }
 
-    /// `PMIx_Fence` over the whole namespace, collecting every process's data.
-    pub fn fence(&self, timeout: Option<u32>) -> c_int {
+    /// `PMIx_Fence` over the whole namespace, with `collect`ing every process's data.
+    pub fn fence(&self, collect: bool, timeout: Option<u32>) -> c_int {
         let mut infos = Infos::new(self);
-        infos.add(c"pmix.collect", &InfoValue::Bool(true));
+        if collect {
+            infos.add(c"pmix.collect", &InfoValue::Bool(true));
+        }
         add_timeout(&mut infos, timeout);
         // SAFETY: NULL procs means this namespace; `infos` holds its count of entries.
         unsafe { (self.fns.fence)(std::ptr::null(), 0, infos.ptr(), infos.items.len()) }
