@@ -205,9 +205,9 @@ static inline void check_local_is_host(const char *what, char **hosts, int size,
             snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", want[0] ? "," : "", r);
     for (int i = 0; i < n; i++)
         snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", i ? "," : "", ranks[i]);
-    if (strcmp(want, got) != 0)
-        check_fail(__FILE__, __LINE__, "%s on host %s is ranks %s; the ranks on this host are %s",
-                   what, hosts[rank], got, want);
+    CHECK_DEV(strcmp(want, got) == 0, "mapping-not-hosts",
+              "%.40s on host %.64s is ranks %.900s; the ranks on this host are %.900s", what,
+              hosts[rank], got, want);
 }
 
 /* The mapping's items up to the closing ')' or ']' (a block "(start,nodes,ppn)", a bare
@@ -277,10 +277,10 @@ static inline void check_mapping_is_host(const char *mapping, char **hosts, int 
         int node = check_mapping_node(mapping, r);
         int same_host = strcmp(hosts[r], hosts[rank]) == 0;
         if (mine < 0 || node < 0 || (node == mine) != same_host) {
-            check_fail(__FILE__, __LINE__,
-                       "PMI_process_mapping %s puts ranks %d and %d on node %d and %d; their "
-                       "hosts are %s and %s",
-                       mapping, rank, r, mine, node, hosts[rank], hosts[r]);
+            CHECK_DEV(0, "mapping-not-hosts",
+                      "PMI_process_mapping %s puts ranks %d and %d on node %d and %d; their "
+                      "hosts are %s and %s",
+                      mapping, rank, r, mine, node, hosts[rank], hosts[r]);
             return;
         }
     }

@@ -19,7 +19,7 @@ check_loaded "$b/exchange"
 # two hosts (blocks, cyclic) and three (3+2+1). The case names say which.
 read -r -a layouts <<<"$(launcher_layouts "$K")"
 for nodes in "${layouts[@]}"; do
-    s=$(layout_suffix "$K" "$nodes")
+    s=$(layout_suffix "$K" "$nodes") HARNESS_LAYOUT=$s
     # (Three uneven hosts: six processes fill them; the two-process cases would not
     # leave the first host, and are run in the other layouts.)
     n4=4; [ "$nodes" = uneven ] && n4=6
@@ -44,6 +44,7 @@ for nodes in "${layouts[@]}"; do
     run_expected "spawn-n2$s" spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$b/spawn"
     launcher_cleanup "$b/spawn"
 done
+HARNESS_LAYOUT=
 launcher "$K" 8
 run_expected exchange-n8 exchange 0 -- "${L[@]}" "$b/exchange" -q
 launcher "$K" 1
@@ -68,7 +69,7 @@ run trace-on 0 --expect log "libpmi[1] " --expect log "PMI_Get_universe_size(0x"
 
 # --- libpmi2.so.0: the PMI-2 API under the same launcher ------------------------------------
 for nodes in "${layouts[@]}"; do
-    s=$(layout_suffix "$K" "$nodes")
+    s=$(layout_suffix "$K" "$nodes") HARNESS_LAYOUT=$s
     n4=4; [ "$nodes" = uneven ] && n4=6
     launcher "$K" $n4 "$nodes"
     run_expected "pmi2-exchange-n$n4$s" pmi2-exchange 0 -- "${L[@]}" "$b/pmi2_exchange" "$(expect_universe $n4)"
@@ -80,6 +81,7 @@ for nodes in "${layouts[@]}"; do
     launcher "$K" 2 "$nodes"
     run_expected "pmi2-spawn-n2$s" pmi2-spawn 0 -- "${SPAWN_ENV[@]}" "${L[@]}" "$b/pmi2_spawn"
 done
+HARNESS_LAYOUT=
 
 # PMIx backend: preput pairs inherited from some other job's parent are not taken.
 if check_backend_is pmix; then

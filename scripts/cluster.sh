@@ -139,7 +139,7 @@ case ${1:-} in
     env)
         n=$(size)
         [ "$n" != 0 ] || die "the cluster is down (scripts/cluster.sh up N)"
-        echo "export CLUSTER_SIZE=$n CLUSTER_BRIDGE=$BRIDGE CLUSTER_SSH=$here/cluster-ssh"
+        echo "export CLUSTER_SIZE=$n CLUSTER_BRIDGE=$BRIDGE CLUSTER_SSH=$here/cluster-ssh CLUSTER_DIR=$CLUSTER_DIR"
         echo "export CLUSTER_ADDRS='$(for i in $(seq "$n"); do printf '%s ' "$(addr_of "$i")"; done | sed 's/ $//')'"
         ;;
     *) sed -n '2,20s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;

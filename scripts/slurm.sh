@@ -8,6 +8,10 @@
 #        scripts/slurm.sh stop DIR    cancel jobs, stop the daemons, wait until gone
 # The node claims CPUS CPUs (env, default 64; the partition oversubscribes), so up to
 # that many tasks fit in one step. srun --mpi=pmi2 and --mpi=pmix both work; MpiDefault=none.
+# With SLURM_VC=1 the Slurm spans the virtual cluster (scripts/cluster.sh, up): slurmctld
+# on the bridge's address, one slurmd per host (vc1..vcN, NodeAddr its address), each
+# with its own spool and PMIx client directory (the hosts' private CLUSTER_DIR/spool);
+# jobs are started from a host (`scripts/cluster.sh exec vc1 srun ...`), as on a cluster.
 set -eu
 
 die() { # die MESSAGE [LOG]: one line, then the log's tail, exit 1
@@ -23,13 +27,24 @@ cmd=$1
 dir=$(cd "$2" && pwd)
 conf=$dir/slurm.conf
 node=$(hostname -s)
+here=$(cd "$(dirname "$0")" && pwd)
+vc_nodes=() # the virtual cluster's hosts, when SLURM_VC=1
+if [ "${SLURM_VC:-0}" = 1 ] && [ "$cmd" != stop ]; then
+    eval "$("$here/cluster.sh" env)" || die "SLURM_VC=1: the virtual cluster is down"
+    read -r -a vc_addrs <<<"$CLUSTER_ADDRS"
+    for i in $(seq "$CLUSTER_SIZE"); do vc_nodes+=("vc$i"); done
+fi
 
 # A daemon named in its pid file, and really that daemon (a pid can be reused).
 alive() {
     [ -s "$dir/run/$1.pid" ] || return 1
     local pid
     pid=$(cat "$dir/run/$1.pid")
-    kill -0 "$pid" 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$1" ]
+    kill -0 "$pid" 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "${1%%-*}" ]
+}
+all_alive() {
+    local d
+    for d in slurmctld $(slurmds) munged; do alive "$d" || return 1; done
 }
 
 exports() { echo "export SLURM_CONF=$conf"; }
@@ -58,10 +73,16 @@ write_conf() {
     base=$((20000 + $(echo "$dir" | cksum | cut -d' ' -f1) % 20000))
     ctld=$(free_port "$base")
     slurmd=$(free_port $((ctld + 1)))
+    local ctld_addr=127.0.0.1 spool=$dir/spool nodes i
+    if [ ${#vc_nodes[@]} -gt 0 ]; then
+        ctld_addr=${vc_addrs[0]%.*}.1 spool=$CLUSTER_DIR/spool
+        # The pmix plugin's client directory, per host too (it expands no %n).
+        echo "PMIxCliTmpDirBase=$CLUSTER_DIR/spool" >"$dir/mpi.conf"
+    fi
     cat >"$conf" <<EOF
 # Written by scripts/slurm.sh for $dir
 ClusterName=pmitest
-SlurmctldHost=$node(127.0.0.1)
+SlurmctldHost=$node($ctld_addr)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$ctld
@@ -70,11 +91,11 @@ AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$dir/munge/munge.socket
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
+SlurmdSpoolDir=$spool
 SlurmctldPidFile=$dir/run/slurmctld.pid
-SlurmdPidFile=$dir/run/slurmd.pid
+SlurmdPidFile=$dir/run/slurmd$([ ${#vc_nodes[@]} = 0 ] || echo -%n).pid
 SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.log
+SlurmdLogFile=$dir/log/slurmd$([ ${#vc_nodes[@]} = 0 ] || echo -%n).log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -87,16 +108,46 @@ SchedulerType=sched/builtin
 MailProg=/bin/true
 KillWait=5
 MinJobAge=10
-NodeName=$node NodeAddr=127.0.0.1 CPUs=${CPUS:-64} State=UNKNOWN
-PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE OverSubscribe=YES State=UP
 EOF
+    if [ ${#vc_nodes[@]} = 0 ]; then
+        echo "NodeName=$node NodeAddr=127.0.0.1 CPUs=${CPUS:-64} State=UNKNOWN" >>"$conf"
+        nodes=$node
+    else
+        for i in "${!vc_nodes[@]}"; do
+            echo "NodeName=${vc_nodes[i]} NodeAddr=${vc_addrs[i]} CPUs=${CPUS:-64} State=UNKNOWN" >>"$conf"
+        done
+        nodes=$(IFS=,; echo "${vc_nodes[*]}")
+    fi
+    echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE OverSubscribe=YES State=UP" >>"$conf"
+}
+
+# The slurmd daemons: "slurmd" here, or one "slurmd-vcI" per host of the virtual cluster.
+# (To stop them, the pid files say which there are.)
+slurmds() {
+    if [ ${#vc_nodes[@]} -gt 0 ]; then
+        printf 'slurmd-%s\n' "${vc_nodes[@]}"
+    elif compgen -G "$dir/run/slurmd-*.pid" >/dev/null; then
+        for f in "$dir"/run/slurmd-*.pid; do f=${f##*/}; echo "${f%.pid}"; done
+    else
+        echo slurmd
+    fi
+}
+start_slurmds() {
+    local n
+    if [ ${#vc_nodes[@]} = 0 ]; then
+        detach "$dir/log/slurmd.out" slurmd -f "$conf"
+        return
+    fi
+    for n in "${vc_nodes[@]}"; do
+        detach "$dir/log/slurmd-$n.out" "$here/cluster.sh" exec "$n" slurmd -f "$conf" -N "$n"
+    done
 }
 
 start() {
     export SLURM_CONF=$conf
     mkdir -p "$dir"/{munge,state,spool,log,run}
     chmod 755 "$dir" "$dir/munge"
-    if ! alive slurmctld || ! alive slurmd || ! alive munged; then
+    if ! all_alive; then
         stop_daemons
         [ -s "$dir/munge/munge.key" ] || mungekey -c -k "$dir/munge/munge.key" \
             || die "mungekey failed"
@@ -107,19 +158,26 @@ start() {
         write_conf
         detach "$dir/log/slurmctld.out" slurmctld -c -f "$conf"
         wait_for 20 "scontrol ping >/dev/null 2>&1" || die "slurmctld did not start" "$dir/log/slurmctld.log"
-        detach "$dir/log/slurmd.out" slurmd -f "$conf"
+        start_slurmds
     fi
-    local state="" i
+    local state="" i n d idle nodes=("$node")
+    [ ${#vc_nodes[@]} = 0 ] || nodes=("${vc_nodes[@]}")
     for i in $(seq 60); do
-        state=$(sinfo -h -n "$node" -o %T 2>/dev/null || true)
-        case $state in
-        idle | mixed | allocated) exports; return 0 ;;
-        down* | drain* | fail*) scontrol update nodename="$node" state=resume >/dev/null 2>&1 || true ;;
-        esac
-        alive slurmd || [ "$i" -lt 5 ] || die "slurmd is not running" "$dir/log/slurmd.log"
+        idle=0
+        for n in "${nodes[@]}"; do
+            state=$(sinfo -h -n "$n" -o %T 2>/dev/null || true)
+            case $state in
+            idle | mixed | allocated) idle=$((idle + 1)) ;;
+            down* | drain* | fail*) scontrol update nodename="$n" state=resume >/dev/null 2>&1 || true ;;
+            esac
+        done
+        [ "$idle" != ${#nodes[@]} ] || { exports; return 0; }
+        for d in $(slurmds); do
+            alive "$d" || [ "$i" -lt 5 ] || die "$d is not running" "$dir/log/$d.log"
+        done
         sleep 1
     done
-    die "node $node not idle after 60 s (state: ${state:-none})" "$dir/log/slurmd.log"
+    die "nodes ${nodes[*]} not idle after 60 s (last state: ${state:-none})" "$dir/log/slurmctld.log"
 }
 
 wait_for() { # wait_for SECONDS CONDITION
@@ -130,7 +188,7 @@ wait_for() { # wait_for SECONDS CONDITION
 
 stop_daemons() {
     local d pid
-    for d in slurmd slurmctld munged; do
+    for d in $(slurmds) slurmctld munged; do
         alive "$d" || continue
         pid=$(cat "$dir/run/$d.pid")
         kill "$pid" 2>/dev/null || true
