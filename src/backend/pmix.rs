@@ -353,6 +353,32 @@ impl Pmix {
         Some(nodes)
     }
 
+    /// A node attribute's key: asked of the process on this node that put it (after a
+    /// fence, from the directory), else of each process on this node for what its
+    /// server holds (across hosts a get by an undefined rank does not find it: PRRTE),
+    /// else of any.
+    fn find_node_attr(&mut self, key: &[u8]) -> PmiResult<Result<Answer, i32>> {
+        let peers = self.local_ranks()?.unwrap_or_default();
+        if let Some(owner) = self
+            .owner_of(key)
+            .filter(|&rank| peers.contains(&(rank as i32)))
+            .and_then(|rank| pmix_sys::proc_of(self.me.nspace(), rank))
+        {
+            return Ok(self.fetch_with(&owner, key, false));
+        }
+        for &peer in &peers {
+            let Some(who) = pmix_sys::proc_of(self.me.nspace(), peer as u32) else {
+                continue;
+            };
+            match self.fetch(&who, key) {
+                Err(pmix_sys::ERR_NOT_FOUND) => {}
+                answer => return Ok(answer),
+            }
+        }
+        let any = pmix_sys::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
+        Ok(self.fetch(&any, key))
+    }
+
     /// Put this barrier's directory entry: the names put since the previous barrier.
     fn write_directory(&mut self) -> PmiResult<()> {
         let dir = &mut self.dir;
@@ -556,26 +582,13 @@ impl Backend for Pmix {
     }
 
     /// PMI-2's node attributes, as PMIx data of this node's scope (`PMIX_LOCAL`) under a
-    /// key of their own: visible to the node's processes after the next fence, asked of
-    /// the process on this node that put it (from the directory), else of any. Waiting
-    /// for one asks again every 10 ms (under `PMI_TIMEOUT`, until it runs out).
+    /// key of their own, committed when put (`find_node_attr` says where it is read).
+    /// Waiting for one asks again every 10 ms (under `PMI_TIMEOUT`, until it runs out).
     fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
         let key = [NODE_ATTR_PREFIX, name].concat();
-        let any = pmix_sys::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
         let start = std::time::Instant::now();
         loop {
-            let local = match self.owner_of(&key) {
-                Some(rank) => self
-                    .local_ranks()?
-                    .is_some_and(|peers| peers.contains(&(rank as i32)))
-                    .then(|| pmix_sys::proc_of(self.me.nspace(), rank))
-                    .flatten(),
-                None => None,
-            };
-            let answer = match local {
-                Some(owner) => self.fetch_with(&owner, &key, false),
-                None => self.fetch(&any, &key),
-            };
+            let answer = self.find_node_attr(&key)?;
             match answer {
                 Ok(Answer::Text(value)) => return Ok(Some(value)),
                 Ok(other) => {
@@ -601,13 +614,13 @@ impl Backend for Pmix {
         }
     }
 
+    /// Committed at once: the node's processes may be waiting for it before any fence.
     fn put_node_attr(&mut self, name: &[u8], value: &[u8]) -> PmiResult<()> {
         let key = [NODE_ATTR_PREFIX, name].concat();
         let rc = self.lib.put_local(&key, value);
         self.check(&format!("PMIx_Put(local, \"{}\")", key.escape_ascii()), rc)?;
-        self.uncommitted = true;
         self.owns(&key);
-        Ok(())
+        self.commit()
     }
 
     /// `PMIX_LOCAL_PEERS`: the ranks on this node, comma-separated.
