@@ -110,8 +110,9 @@ int main(int argc, char **argv)
         CHECK_RC(PMI2_Info_PutNodeAttr("node-leader", leader), PMI2_SUCCESS);
     REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS);
     CHECK_RC(PMI2_Info_GetNodeAttr("node-leader", got, sizeof got, &found, 1), PMI2_SUCCESS);
-    CHECKF(found == 1 && strcmp(got, leader) == 0, "node-leader: found %d \"%s\", expected %s",
-           found, found == 1 ? got : "", leader);
+    /* (The leader comes from localRanks: where the server's layout is wrong, so is it.) */
+    CHECK_DEV(found == 1 && strcmp(got, leader) == 0, "mapping-not-hosts",
+              "node-leader: found %d \"%s\", expected %s", found, found == 1 ? got : "", leader);
     CHECK_RC(PMI2_Info_GetNodeAttr("no-such-node-attr", got, sizeof got, &found, 0), PMI2_SUCCESS);
     CHECK(found == 0);
     int universe = -7;

@@ -53,7 +53,7 @@ fi
 # (Under srun, Slurm's library works: it talks to Slurm itself; with -pmi-port, or under a
 # PMIx launcher, it sees no PMI_FD and makes each process rank 0 of 1. Neither is a
 # control.)
-if [ "$K" != srun ] && [ "$K" != hydra4-port ] && ! check_backend_is pmix; then
+if [ "${K%-vc}" != srun ] && [ "${K%-vc}" != hydra4-port ] && ! check_backend_is pmix; then
     run no-swap-fails-with-slurm-lib nonzero --expect log "libpmi.so.0 from $(readlink -f "$slurm")" -- \
         "${L4[@]}" "$b/swap"
 fi

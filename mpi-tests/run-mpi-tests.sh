@@ -78,7 +78,7 @@ launcher "$K" 4
 run_expected pubname-4ranks mpi-names 0 -- "${L[@]}" "$BIN/pubname"
 if launcher_has_two_nodes "$K"; then
     launcher "$K" 2 2
-    run pubname-2nodes 0 -- "${L[@]}" "${NODES2[@]}" "$BIN/pubname"
+    run_expected pubname-2nodes mpi-names 0 -- "${L[@]}" "${NODES2[@]}" "$BIN/pubname"
 fi
 if [ "$K" = hydra4 ]; then
     launcher hydra4-port 2
