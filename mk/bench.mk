@@ -8,7 +8,7 @@ BENCH_BIN    := $(BUILD)/bench
 BENCH_CFLAGS := -std=gnu99 $(CWARN) -O2
 BENCH_TARGET := $(CURDIR)/$(BUILD)/bench-target
 BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench pmi_bench2 wireup_lib wireup_raw \
-                loadonly loadnone)
+                loadonly loadnone wireup_pmix)
 
 .PHONY: bench bench-build
 
@@ -43,6 +43,13 @@ $(BENCH_BIN)/loadnone: bench/loadonly.c
 $(BENCH_BIN)/pmi_bench2: bench/pmi_bench.c include/pmi2.h $(LIB)/libpmi2.so.0
 	mkdir -p $(BENCH_BIN)
 	$(CC) $(BENCH_CFLAGS) -DBENCH_PMI2 -Iinclude -o $@ $< -L$(LIB) -lpmi2 -ldl
+
+# The native PMIx client (the PMIx backend's reference), linked with Debian's libpmix,
+# its own libpmix found through its RUNPATH (LD_LIBRARY_PATH names another).
+$(BENCH_BIN)/wireup_pmix: bench/wireup_pmix.c bench/wireup.h c-tests/check.h
+	scripts/ensure-deps.sh pmix pmix-dev
+	mkdir -p $(BENCH_BIN)
+	$(CC) $(BENCH_CFLAGS) $$(pkg-config --cflags pmix) -o $@ $< $$(pkg-config --libs pmix)
 
 $(BENCH_BIN)/%: bench/%.c bench/wireup.h c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(BENCH_BIN)

@@ -1,12 +1,15 @@
 # `make compat`: the compatibility matrix, measured. Every launcher this machine can have
 # (Debian's Hydra 4.0.2 in both modes, MPICH 5.0.2's and Intel MPI 2021.19's Hydra from
-# their PyPI wheels, a private one-node Slurm 22.05) runs the portable C tests, the
-# drop-in swap, the conformance kit and the MPI programs; launchers without a PMI-1
-# server (srun --mpi=none/pmix, Open MPI's prterun) must refuse. scripts/compat.sh
-# writes build/compat/matrix.md and the table in README.md between its markers.
+# their PyPI wheels, a private Slurm 22.05 with --mpi=pmi2 and --mpi=pmix, Open MPI
+# 5.0.11's prterun), on one host and across the virtual cluster's hosts
+# (scripts/cluster.sh), runs the portable C tests, the drop-in swap, both conformance
+# kits and the MPI programs; launchers without a server the library can use must
+# refuse. scripts/compat.sh writes build/compat/matrix.md and the tables in README.md
+# between their markers.
 #
-#   make compat          run everything and rewrite the README's table (needs root: Slurm)
-#   make check-compat    the same, but fail if the README's table differs from the run
+#   make compat          run everything, three hosts too, and rewrite the README's tables
+#                        (needs root: Slurm, the hosts)
+#   make check-compat    one and two hosts, and fail if the README's table differs
 #   make impi-check      Intel MPI's libmpi.so.12 on this library under Hydra 4.0.2
 
 COMPAT_OUT := $(BUILD)/compat
@@ -34,7 +37,7 @@ compat-build: lib deps c-tests impi-build mpich-build
 	@$(MAKE) --no-print-directory mpi-progs MPICH_PREFIX="$$(cat $(BUILD)/mpich-prefix)"
 
 compat: compat-build
-	scripts/compat.sh $(COMPAT_OUT) README.md
+	COMPAT_THREE_HOSTS=1 scripts/compat.sh $(COMPAT_OUT) README.md
 
 check-compat: compat-build
 	cp README.md $(COMPAT_OUT).README.md

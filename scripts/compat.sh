@@ -35,7 +35,12 @@ show() {
     total_retried=$((total_retried + ${3:-0}))
 }
 
-kinds=(${COMPAT_LAUNCHERS:-hydra4 hydra4-port hydra5 impi srun srun-pmix prterun})
+# Each launcher on this host, then across the virtual cluster's hosts (KIND-vc: two hosts
+# by blocks and cyclic; with COMPAT_THREE_HOSTS=1, three hosts 3+2+1 too, in a table of
+# their own that check-compat does not compare).
+one_host="hydra4 hydra4-port hydra5 impi srun srun-pmix prterun"
+kinds=(${COMPAT_LAUNCHERS:-$one_host $(printf '%s-vc ' $one_host)})
+export COMPAT_THREE_HOSTS=${COMPAT_THREE_HOSTS:-0}
 # Stop the private Slurm afterwards only if this run started it.
 slurm_was_up=no
 [ -n "$(scripts/slurm.sh env "${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}" 2>/dev/null)" ] &&
@@ -90,7 +95,7 @@ for K in "${kinds[@]}"; do
     case " $UNSUPPORTED " in *" pmi2-validation "*) ;; *) run_kit 2 conformance2 ;; esac
     # MPICH's ch3 (built by make mpi-check) where users run it with an external libpmi:
     # Hydra 4.0.2, Slurm (both plugins) and PMIx's prterun.
-    case $K in hydra4 | srun | srun-pmix | prterun) mpi=yes ;; *) mpi=no ;; esac
+    case ${K%-vc} in hydra4 | srun | srun-pmix | prterun) mpi=yes ;; *) mpi=no ;; esac
     if [ -n "$MPICH_PREFIX" ] && [ -x "$B/mpi-tests/allreduce" ] && [ "$mpi" = yes ]; then
         mpi-tests/run-mpi-tests.sh "$B/mpi-tests" "$B/lib" >"$out/mpi-$K.txt" 2>&1 || status=1
         show "$out/mpi-$K.txt"
@@ -111,12 +116,18 @@ HARNESS_SUITE=refusal scripts/refusals.sh "$B/c-tests" "$B/lib" >"$out/refusals.
 show "$out/refusals.txt"
 
 scripts/matrix.awk "$HARNESS_RESULTS" >"$out/matrix.md"
-if [ -n "$readme" ]; then
-    awk -v m="$out/matrix.md" '
-        /^<!-- compat:end -->$/ { while ((getline l < m) > 0) print l; skip = 0 }
+scripts/matrix.awk -v hosts3=1 "$HARNESS_RESULTS" >"$out/matrix-3hosts.md"
+# replace MARK FILE: the README's table between <!-- MARK:begin --> and <!-- MARK:end -->.
+replace() {
+    awk -v m="$2" -v b="<!-- $1:begin -->" -v e="<!-- $1:end -->" '
+        $0 == e { while ((getline l < m) > 0) print l; skip = 0 }
         !skip { print }
-        /^<!-- compat:begin -->$/ { skip = 1 }' "$readme" >"$out/README.new"
+        $0 == b { skip = 1 }' "$readme" >"$out/README.new"
     mv "$out/README.new" "$readme"
+}
+if [ -n "$readme" ]; then
+    replace compat "$out/matrix.md"
+    [ "$COMPAT_THREE_HOSTS" != 1 ] || replace compat3 "$out/matrix-3hosts.md"
 fi
 echo "compat: $total_passed passed, $total_failed failed, $total_retried retried"
 exit $status

