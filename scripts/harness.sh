@@ -222,13 +222,14 @@ cluster_slots() { # NP LAYOUT
     esac
 }
 
+# LAUNCHER_SLOTS: the slots of "ADDRESS:SLOTS"... added up (prterun's universe counts them).
+slots_total() { local s t=0; for s; do t=$((t + ${s##*:})); done; LAUNCHER_SLOTS=$t; }
+
 # launcher KIND-vc: KIND's command across the virtual cluster's hosts.
 launcher_vc() { # KIND NP LAYOUT
-    local kind=$1 np=$2 slots s
+    local kind=$1 np=$2 slots
     slots=$(cluster_slots "$np" "$3") || return 1
-    # The slots the layout gives (prterun's universe counts them).
-    LAUNCHER_SLOTS=0
-    for s in $slots; do LAUNCHER_SLOTS=$((LAUNCHER_SLOTS + ${s##*:})); done
+    slots_total $slots
     local ssh=(-bootstrap ssh -bootstrap-exec "$CLUSTER_SSH" -iface "$CLUSTER_BRIDGE")
     case $kind in
         hydra4 | hydra4-port | hydra5)
@@ -272,8 +273,7 @@ launcher_vc() { # KIND NP LAYOUT
             local map=slot
             if [ "$3" = cyclic ]; then
                 map=node slots=$(cluster_slots "$np" 2)
-                LAUNCHER_SLOTS=0
-                for s in $slots; do LAUNCHER_SLOTS=$((LAUNCHER_SLOTS + ${s##*:})); done
+                slots_total $slots
             fi
             L=(env CHECK_REAL_HOSTS=1 PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT"
                OPAL_PREFIX="$OPENMPI_ROOT" "$OPENMPI_ROOT/bin/prterun" --allow-run-as-root

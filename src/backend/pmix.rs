@@ -118,9 +118,7 @@ pub struct Pmix {
     /// The preput pairs of the parent that spawned this process.
     preput: Store,
     timeout: Option<u32>,
-    /// Puts not yet committed: the barrier commits them (on the wire every put reaches
-    /// the server at once, so programs may skip `PMI_KVS_Commit`).
-    uncommitted: bool,
+    /// Who put which key (module doc).
     dir: Directory,
 }
 
@@ -194,7 +192,6 @@ impl Pmix {
             value: Vec::new(),
             preput: Store::default(),
             timeout,
-            uncommitted: false,
             dir: Directory::default(),
         };
         match pmix.identify(found) {
@@ -395,7 +392,6 @@ impl Pmix {
             dir.last_named = Some(dir.fences);
             dir.pending.clear();
         }
-        self.uncommitted = true;
         Ok(())
     }
 
@@ -418,6 +414,7 @@ impl Pmix {
             let Some(who) = pmix_sys::proc_of(self.me.nspace(), rank) else {
                 continue;
             };
+            let here = local.contains(&(rank as i32));
             let mut next = Some(latest);
             while let Some(fence) = next.filter(|&f| f >= self.dir.read[rank as usize]) {
                 let key = format!("{DIR_KEY}{fence}");
@@ -434,7 +431,6 @@ impl Pmix {
                     trace::warn(format_args!("rank {rank}'s \"{key}\" is not one of ours"));
                     break;
                 };
-                let here = local.contains(&(rank as i32));
                 for name in names {
                     if here || !name.starts_with(NODE_ATTR_PREFIX) {
                         self.dir.owners.entry(name.to_vec()).or_insert(rank);
@@ -512,16 +508,13 @@ impl Backend for Pmix {
         }
         let rc = self.lib.put(key, value);
         self.check(&format!("PMIx_Put(global, \"{}\")", key.escape_ascii()), rc)?;
-        self.uncommitted = true;
         self.owns(key);
         Ok(())
     }
 
     fn commit(&mut self) -> PmiResult<()> {
         let rc = self.lib.commit();
-        self.check("PMIx_Commit", rc)?;
-        self.uncommitted = false;
-        Ok(())
+        self.check("PMIx_Commit", rc)
     }
 
     /// `PMIx_Fence` collecting data, after putting this barrier's directory entry and
