@@ -23,7 +23,9 @@ status=0
 total_passed=0 total_failed=0 total_retried=0
 # show FILE: a runner's retries and its closing line "LABEL: N passed, N failed[, N retried]",
 # added to the totals.
+outputs=()
 show() {
+    outputs+=("$1")
     grep -a '^RETRY ' "$1"
     local last counts
     last=$(tail -n 1 "$1")
@@ -75,6 +77,7 @@ run_kit() {
     else
         status=1 total_failed=$((total_failed + 1))
     fi
+    outputs+=("$report")
     tail -n 1 "$report"
     awk -v K="$K" -v S="$suite" '{ printf "%s\t%s\t%s\t%s\t\n", S, K, $2, $1 }' "$ids" >>"$HARNESS_RESULTS"
 }
@@ -128,6 +131,19 @@ replace() {
 if [ -n "$readme" ]; then
     replace compat "$out/matrix.md"
     [ "$COMPAT_THREE_HOSTS" != 1 ] || replace compat3 "$out/matrix-3hosts.md"
+fi
+# What failed, again at the end (CI shows the tail of the output): each FAIL line with the
+# last lines of its case's output, and each runner that printed no closing line (every
+# runner's output this run wrote is in outputs).
+if [ "$status" != 0 ] || [ "$total_failed" != 0 ]; then
+    echo "== what failed"
+    for f in "${outputs[@]}"; do
+        grep -aq '^FAIL\|^  *FAIL' "$f" || tail -n 1 "$f" | grep -aq ' passed, ' ||
+            { echo "${f##*/}: no closing line; its end:"; tail -n 8 "$f" | sed 's/^/    | /'; continue; }
+        awk '/^ *FAIL/ { n = 0; print FILENAME ": " $0; show = 1; next }
+             show && /^    \| / { if (++n > 12) next; print; next }
+             { show = 0 }' "$f" | sed "s|^$out/||"
+    done
 fi
 echo "compat: $total_passed passed, $total_failed failed, $total_retried retried"
 exit $status
