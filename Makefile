@@ -30,8 +30,8 @@ TESTS    := exchange info barrier validation abort clique names spawn options si
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
 TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2))
-RUST_SRC := $(shell find src -name '*.rs') Cargo.toml build.rs
-RUST_SRC2 := $(RUST_SRC) $(shell find pmi2/src -name '*.rs') pmi2/Cargo.toml pmi2/build.rs
+RUST_SRC := $(shell find core/src libpmi/src libpmi2/src -name '*.rs') Cargo.toml Cargo.lock \
+            core/Cargo.toml core/build.rs libpmi/Cargo.toml libpmi2/Cargo.toml front-build.rs
 
 .PHONY: all lib demo check test-rust lint check-symbols check-header header abi-check \
         c-tests test-c asan memcheck check-install install uninstall deps deps-hydra clean
@@ -40,13 +40,10 @@ all: lib
 
 lib: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 
-$(SO): $(RUST_SRC)
-	$(CARGO) build --release
-
-# libpmi2.so.0: the pmi2/ crate over the same core, built apart (the core without the
-# PMI-1 exports).
-$(SO2): $(RUST_SRC2)
-	$(CARGO) build --release -p pmi2
+# Both libraries from one workspace build: the core (no exports) and the two C fronts,
+# each with its own soname and exports whatever was built before (check-symbols).
+$(SO) $(SO2) &: $(RUST_SRC)
+	$(CARGO) build --release --workspace
 
 $(LIB)/libpmi2.so.0: $(SO2)
 	mkdir -p $(LIB)
@@ -113,38 +110,49 @@ check: deps test-rust lint check-symbols check-header abi-check test-c asan memc
 	@echo "make check: all passed"
 
 test-rust:
-	$(CARGO) test --release
-	$(CARGO) test --release -p pmi2
+	$(CARGO) test --release --workspace
 
 lint:
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --release --all-targets -- -D warnings
-	$(CARGO) clippy --release -p pmi2 --all-targets -- -D warnings
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 
-# Exactly the 33 RFC 13 functions, and the soname libpmi.so.0.
+# Exactly the 33 RFC 13 functions and the soname libpmi.so.0; exactly the 22 PMI-2
+# functions and libpmi2.so.0: in what make ships, and after a plain `cargo build
+# --workspace` (debug) as a Rust developer types it first.
 check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
-	nm -D --defined-only $(LIB)/libpmi.so.0 | awk '{print $$3}' | sort | diff -u symbols.txt -
-	readelf -d $(LIB)/libpmi.so.0 | grep -q 'SONAME.*\[libpmi.so.0\]'
-	nm -D --defined-only $(LIB)/libpmi2.so.0 | awk '{print $$3}' | sort | diff -u symbols2.txt -
-	readelf -d $(LIB)/libpmi2.so.0 | grep -q 'SONAME.*\[libpmi2.so.0\]'
-	@# The unwinder is linked in (build.rs) wherever gcc has libgcc_eh.a: no libgcc_s.so.1.
+	$(CARGO) build --workspace --quiet
+	for so in $(LIB)/libpmi.so.0 $(SO) target/debug/libpmi.so; do \
+	  nm -D --defined-only $$so | awk '{print $$3}' | sort | diff -u symbols.txt - || exit 1; \
+	  readelf -d $$so | grep -q 'SONAME.*\[libpmi.so.0\]' || { echo "$$so: SONAME is not libpmi.so.0"; exit 1; }; \
+	done
+	for so in $(LIB)/libpmi2.so.0 $(SO2) target/debug/libpmi2.so; do \
+	  nm -D --defined-only $$so | awk '{print $$3}' | sort | diff -u symbols2.txt - || exit 1; \
+	  readelf -d $$so | grep -q 'SONAME.*\[libpmi2.so.0\]' || { echo "$$so: SONAME is not libpmi2.so.0"; exit 1; }; \
+	done
+	@# The unwinder is linked in (core/build.rs) wherever gcc has libgcc_eh.a: no libgcc_s.so.1.
 	if [ -f "$$($(CC) -print-file-name=libgcc_eh.a)" ]; then \
 	  ! readelf -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 | grep 'NEEDED.*libgcc_s'; fi
 	@# No run-time CPU detection (memchr without "std"): a CPUID is a VM exit per process.
 	! objdump -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 | grep -w cpuid
-	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0; no libgcc_s, no cpuid"
+	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0 (release and debug builds); no libgcc_s, no cpuid"
+
+# One rule for both headers: include/H.h is what the pinned cbindgen makes of the crate
+# libH with libH/cbindgen.toml (H = pmi, pmi2).
+HEADERS := pmi pmi2
+gen_header = cbindgen --quiet --config lib$(1)/cbindgen.toml --crate lib$(1) --output $(2)
 
 header:
 	scripts/ensure-deps.sh cbindgen
-	cbindgen --quiet --config cbindgen.toml --crate pmi --output include/pmi.h
+	$(foreach h,$(HEADERS),$(call gen_header,$(h),include/$(h).h) &&) true
 
-# The committed header is what the pinned cbindgen makes of the sources.
+# The committed headers are what the rule makes of the sources, and define only their
+# API's macros (and the two aliases and the feature test Slurm's pmi2.h has).
 check-header:
 	mkdir -p $(BUILD)
-	cbindgen --quiet --config cbindgen.toml --crate pmi --output $(BUILD)/pmi.h
-	diff -u include/pmi.h $(BUILD)/pmi.h
+	$(foreach h,$(HEADERS),$(call gen_header,$(h),$(BUILD)/$(h).h) && diff -u include/$(h).h $(BUILD)/$(h).h &&) true
 	! grep -E '^#define ' include/pmi.h | grep -vE '^#define (PMI_|PMI_H$$)'
-	@echo "check-header: include/pmi.h is up to date and defines only PMI_* macros"
+	! grep -E '^#define ' include/pmi2.h | grep -vE '^#define (PMI2_|PMI2U_Info MPID_Info$$|HAVE_PMIX_RING 1$$)'
+	@echo "check-header: include/pmi.h and include/pmi2.h are up to date; pmi.h defines only PMI_*, pmi2.h PMI2_* (and PMI2U_Info, HAVE_PMIX_RING)"
 
 # Programs written against the reference header compile against ours, and our exports
 # have the reference prototypes; the header also compiles as C++ with C linkage.

@@ -132,8 +132,6 @@ typedef struct PMI_keyval_t {
   char *val;
 } PMI_keyval_t;
 
-
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

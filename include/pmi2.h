@@ -7,12 +7,31 @@
 #ifndef PMI2_H_INCLUDED
 #define PMI2_H_INCLUDED
 
-/* Programs written to MPICH's pmi2.h name the info structure MPIR_Info; Slurm's header
-   calls it MPID_Info (and PMI2U_Info). They are the same structure here. */
-#define MPIR_Info MPID_Info
+/* Slurm's header also calls the info structure PMI2U_Info. (MPICH's own pmi2.h leaves
+   its struct MPIR_Info opaque, and MPICH defines it with another layout.) */
 #define PMI2U_Info MPID_Info
 /* So that programs can test for Slurm's ring extension, as with Slurm's header. */
 #define HAVE_PMIX_RING 1
+
+/**
+ * The longest key, NUL included.
+ */
+#define PMI2_MAX_KEYLEN 64
+
+/**
+ * The longest value, NUL included.
+ */
+#define PMI2_MAX_VALLEN 1024
+
+/**
+ * The longest attribute value, NUL included.
+ */
+#define PMI2_MAX_ATTRVALUE 1024
+
+/**
+ * "No hint" for `PMI2_KVS_Get`'s `src_pmi_id`.
+ */
+#define PMI2_ID_NULL -1
 
 /**
  * Operation completed successfully.
@@ -95,24 +114,14 @@
 #define PMI2_ERR_OTHER 14
 
 /**
- * The longest key, NUL included.
+ * The connection structure of `PMI2_Job_Connect`.
  */
-#define PMI2_MAX_KEYLEN 64
-
-/**
- * The longest value, NUL included.
- */
-#define PMI2_MAX_VALLEN 1024
-
-/**
- * The longest attribute value, NUL included.
- */
-#define PMI2_MAX_ATTRVALUE 1024
-
-/**
- * "No hint" for `PMI2_KVS_Get`'s `src_pmi_id`.
- */
-#define PMI2_ID_NULL -1
+typedef struct PMI2_Connect_comm_t {
+  int (*read)(void *buf, int maxlen, void *ctx);
+  int (*write)(const void *buf, int len, void *ctx);
+  void *ctx;
+  int isMaster;
+} PMI2_Connect_comm_t;
 
 /**
  * An info entry, as Slurm's and MPICH's `pmi2.h` lay it out (MPICH's `MPIR_Info` has
@@ -127,62 +136,9 @@ typedef struct MPID_Info {
   char *value;
 } MPID_Info;
 
-/**
- * The connection structure of `PMI2_Job_Connect`.
- */
-typedef struct PMI2_Connect_comm_t {
-  int (*read)(void *buf, int maxlen, void *ctx);
-  int (*write)(const void *buf, int len, void *ctx);
-  void *ctx;
-  int isMaster;
-} PMI2_Connect_comm_t;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
-
-/**
- * Initialize: connect to the process manager (or PMIx, or a singleton) and report this
- * process's place in the job. Calling it again after success answers the same without
- * traffic.
- *
- * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` if a pointer is NULL; `PMI2_FAIL` if no
- * process manager accepts this process (one line on stderr says why).
- */
-int PMI2_Init(int *spawned, int *size, int *rank, int *appnum);
-
-/**
- * Leave the job (`finalize`, wait for the answer) and close the connection.
- *
- * Returns `PMI2_SUCCESS`; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the server
- * did not acknowledge (the library is finalized all the same).
- */
-int PMI2_Finalize(void);
-
-/**
- * 1 between a successful `PMI2_Init` and `PMI2_Finalize`, else 0. No traffic.
- */
-int PMI2_Initialized(void);
-
-/**
- * Abort: print `msg` (NULL allowed) on stderr, tell the process manager to abort the
- * whole job (`flag` nonzero) or this process (`isworld=FALSE`), and exit with status 1.
- * Never returns; works before `PMI2_Init` and while another thread is in a call.
- */
-int PMI2_Abort(int flag, const char *msg);
-
-/**
- * Spawn `count` commands as a new job: `cmds[i]` with `argcs[i]` arguments
- * `argvs[i][0..]`, `maxprocs[i]` processes, `info_keyval_sizes[i]` info entries in the
- * array `info_keyval_vectors[i]`; the `preput_keyval_size` entries
- * `*preput_keyval_vector[j]` are put in the new job's key-value space. The new job's
- * id goes to `jobId` (`jobIdSize` bytes) when the server gives one (else ""), and a
- * code per process to `errors`.
- *
- * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_NUM_ARGS`/`_ARGS`/`_ARG`/`_SIZE`/
- * `_KEY`/`_VAL` for bad arguments (nothing sent); `PMI2_FAIL` if the server refuses.
- */
-int PMI2_Job_Spawn(int count, const char **cmds, int *argcs, const char ***argvs, const int *maxprocs, const int *info_keyval_sizes, const struct MPID_Info **info_keyval_vectors, int preput_keyval_size, const struct MPID_Info **preput_keyval_vector, char *jobId, int jobIdSize, int *errors);
 
 /**
  * Copy this job's id and its NUL into `jobid` (`jobid_size` bytes).
@@ -204,7 +160,9 @@ int PMI2_Job_GetRank(int *rank);
 int PMI2_Info_GetSize(int *size);
 
 /**
- * Not supported (no server here offers `job-connect`): `PMI2_FAIL`, one trace line.
+ * Not supported: `PMI2_FAIL`, one trace line, nothing sent. No server offers
+ * `job-connect`: Slurm 22.05's plugin logs "not implemented" and never answers, and
+ * MPICH's Hydra ends the job on a command it does not know.
  */
 int PMI2_Job_Connect(const char *jobid, struct PMI2_Connect_comm_t *conn);
 
@@ -212,6 +170,35 @@ int PMI2_Job_Connect(const char *jobid, struct PMI2_Connect_comm_t *conn);
  * Not supported, as `PMI2_Job_Connect`.
  */
 int PMI2_Job_Disconnect(const char *jobid);
+
+/**
+ * A node attribute: `*found` is 1 and the value (with its NUL, at most `valuelen`
+ * bytes) in `value`, or `*found` is 0. With `waitfor` nonzero, wait until some process
+ * on the node puts it.
+ */
+int PMI2_Info_GetNodeAttr(const char *name, char *value, int valuelen, int *found, int waitfor);
+
+/**
+ * A node attribute that is a list of integers. `localRanksCount` and `localRanks` (the
+ * ranks on this node) are answered from the job's layout; other names from the server.
+ */
+int PMI2_Info_GetNodeAttrIntArray(const char *name, int *array, int arraylen, int *outlen, int *found);
+
+/**
+ * Set a node attribute for the processes on this node.
+ */
+int PMI2_Info_PutNodeAttr(const char *name, const char *value);
+
+/**
+ * A job attribute (`PMI_process_mapping`, `universeSize`, ...): `*found` 1 and the
+ * value with its NUL in `value` (`valuelen` bytes), or `*found` 0.
+ */
+int PMI2_Info_GetJobAttr(const char *name, char *value, int valuelen, int *found);
+
+/**
+ * A job attribute that is a list of integers (`universeSize`, ...).
+ */
+int PMI2_Info_GetJobAttrIntArray(const char *name, int *array, int arraylen, int *outlen, int *found);
 
 /**
  * Slurm's ring exchange: every process gives `value` and gets its position in the
@@ -255,33 +242,34 @@ int PMI2_KVS_Fence(void);
 int PMI2_KVS_Get(const char *jobid, int src_pmi_id, const char *key, char *value, int maxvalue, int *vallen);
 
 /**
- * A node attribute: `*found` is 1 and the value (with its NUL, at most `valuelen`
- * bytes) in `value`, or `*found` is 0. With `waitfor` nonzero, wait until some process
- * on the node puts it.
+ * Initialize: connect to the process manager (or PMIx, or a singleton) and report this
+ * process's place in the job. Calling it again after success answers the same without
+ * traffic.
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` if a pointer is NULL; `PMI2_FAIL` if no
+ * process manager accepts this process (one line on stderr says why).
  */
-int PMI2_Info_GetNodeAttr(const char *name, char *value, int valuelen, int *found, int waitfor);
+int PMI2_Init(int *spawned, int *size, int *rank, int *appnum);
 
 /**
- * A node attribute that is a list of integers. `localRanksCount` and `localRanks` (the
- * ranks on this node) are answered from the job's layout; other names from the server.
+ * Leave the job (`finalize`, wait for the answer) and close the connection.
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the server
+ * did not acknowledge (the library is finalized all the same).
  */
-int PMI2_Info_GetNodeAttrIntArray(const char *name, int *array, int arraylen, int *outlen, int *found);
+int PMI2_Finalize(void);
 
 /**
- * Set a node attribute for the processes on this node.
+ * 1 between a successful `PMI2_Init` and `PMI2_Finalize`, else 0. No traffic.
  */
-int PMI2_Info_PutNodeAttr(const char *name, const char *value);
+int PMI2_Initialized(void);
 
 /**
- * A job attribute (`PMI_process_mapping`, `universeSize`, ...): `*found` 1 and the
- * value with its NUL in `value` (`valuelen` bytes), or `*found` 0.
+ * Abort: print `msg` (NULL allowed) on stderr, tell the process manager to abort the
+ * whole job (`flag` nonzero) or this process (`isworld=FALSE`), and exit with status 1.
+ * Never returns; works before `PMI2_Init` and while another thread is in a call.
  */
-int PMI2_Info_GetJobAttr(const char *name, char *value, int valuelen, int *found);
-
-/**
- * A job attribute that is a list of integers (`universeSize`, ...).
- */
-int PMI2_Info_GetJobAttrIntArray(const char *name, int *array, int arraylen, int *outlen, int *found);
+int PMI2_Abort(int flag, const char *msg);
 
 /**
  * Publish `port` under `service_name` (`info_ptr` is ignored).
@@ -298,6 +286,20 @@ int PMI2_Nameserv_lookup(const char *service_name, const struct MPID_Info *info_
  * Withdraw what was published under `service_name`.
  */
 int PMI2_Nameserv_unpublish(const char *service_name, const struct MPID_Info *info_ptr);
+
+/**
+ * Spawn `count` commands as a new job: `cmds[i]` with `argcs[i]` arguments
+ * `argvs[i][0..]`, `maxprocs[i]` processes, `info_keyval_sizes[i]` info entries in the
+ * array `info_keyval_vectors[i]`; the `preput_keyval_size` entries
+ * `*preput_keyval_vector[j]` are put in the new job's key-value space. The new job's
+ * id goes to `jobId` (`jobIdSize` bytes) when the server gives one (Hydra 4.0.2, Slurm,
+ * PMIx; MPICH 5.0.2's Hydra does not: "" then, and "" with a trace line when it does
+ * not fit), and a code per process to `errors`.
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_NUM_ARGS`/`_ARGS`/`_ARG`/`_SIZE`/
+ * `_KEY`/`_VAL` for bad arguments (nothing sent); `PMI2_FAIL` if the server refuses.
+ */
+int PMI2_Job_Spawn(int count, const char **cmds, int *argcs, const char ***argvs, const int *maxprocs, const int *info_keyval_sizes, const struct MPID_Info **info_keyval_vectors, int preput_keyval_size, const struct MPID_Info **preput_keyval_vector, char *jobId, int jobIdSize, int *errors);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pmi::wire::{self, Reply};
+use pmi_core::pmi1_codec::{self as wire, Reply};
 
 fuzz_target!(|data: &[u8]| {
     let reply = Reply::new(data);
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = wire::parse_errcodes(codes, &mut errors);
     }
     // Whatever passes the value rules survives a round trip through a get reply.
-    if wire::check_value(data, 1 << 20).is_ok() && !data.ends_with(b" found=TRUE") && !data.ends_with(b" found=FALSE") {
+    if pmi_core::rules::Api::Pmi1.check_value(data, 1 << 20).is_ok() && !data.ends_with(b" found=TRUE") && !data.ends_with(b" found=FALSE") {
         let mut line = b"cmd=get_result rc=0 msg=success value=".to_vec();
         line.extend_from_slice(data);
         assert_eq!(Reply::new(&line).value(), Some(data.strip_suffix(b"\r").unwrap_or(data)));

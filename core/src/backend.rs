@@ -1,0 +1,126 @@
+//! The interface every backend implements (the PMI-1 and PMI-2 wires, PMIx, a
+//! singleton: `backends`), and the types it owns: what a backend says about the job
+//! ([`Identity`], [`Maxes`]) and what a spawn asks for ([`SpawnCommand`]). The client's
+//! rules sit above it (`client`, `rules`); it knows no concrete backend.
+#![forbid(unsafe_code)]
+
+use crate::error::{PmiError, PmiResult};
+use crate::trace;
+
+/// Maximum lengths, each including the terminating NUL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Maxes {
+    pub kvsname: usize,
+    pub key: usize,
+    pub value: usize,
+}
+
+/// What the length queries answer before `PMI_Init` (MPICH's ch3 asks for the value
+/// length first) and what Hydra announces.
+pub const DEFAULT_MAXES: Maxes = Maxes {
+    kvsname: 256,
+    key: 64,
+    value: 1024,
+};
+
+/// The job facts the process manager gave through the environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    pub rank: i32,
+    pub size: i32,
+    pub spawned: bool,
+}
+
+/// One command of a spawn request.
+#[derive(Debug, Clone, Default)]
+pub struct SpawnCommand<'a> {
+    pub execname: &'a [u8],
+    pub args: Vec<&'a [u8]>,
+    pub maxprocs: u32,
+    pub info: Vec<(&'a [u8], &'a [u8])>,
+}
+
+/// One backend's operations. Arguments arrive checked by `client`: keys and values
+/// follow the wire's rules and fit the maxima this backend announced, the kvsname is
+/// this process group's.
+pub trait Backend: Send {
+    /// What this backend is, for the trace.
+    fn name(&self) -> &'static str;
+    /// Rank, size, and whether this process was spawned.
+    fn identity(&self) -> Identity;
+    /// The longest kvsname, key and value, NUL included.
+    fn maxes(&self) -> Maxes;
+    /// This process group's kvsname (asked once by `client`).
+    fn kvsname(&mut self) -> PmiResult<Vec<u8>>;
+    /// The universe size, `-1` when unknown (asked once).
+    fn universe_size(&mut self) -> PmiResult<i32>;
+    /// This process's application number (asked once).
+    fn appnum(&mut self) -> PmiResult<i32>;
+    /// Store `key` = `value`, visible to the job after the next barrier.
+    fn put(&mut self, kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()>;
+    /// Make this process's puts ready to be exchanged.
+    fn commit(&mut self) -> PmiResult<()>;
+    /// Wait for every process of the group; puts committed before are visible after.
+    fn barrier(&mut self) -> PmiResult<()>;
+    /// The value of `key`, put by any process of the group (or by the process manager);
+    /// `PMI_ERR_INVALID_KEY` when there is none.
+    fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]>;
+    /// The ranks on this node, when the process manager says so directly; `None`: the
+    /// clique is computed from `PMI_process_mapping`.
+    fn local_ranks(&mut self) -> PmiResult<Option<Vec<i32>>> {
+        Ok(None)
+    }
+    fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()>;
+    fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()>;
+    fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]>;
+    /// Start the commands; `errors` has a slot per process requested. The new job's id
+    /// when the server gives one (Slurm's PMI-2 plugin, PMIx), else `None`.
+    fn spawn(
+        &mut self,
+        commands: &[SpawnCommand<'_>],
+        preput: &[(&[u8], &[u8])],
+        errors: &mut [i32],
+    ) -> PmiResult<Option<Vec<u8>>>;
+    /// Leave the job. The backend is dropped afterwards.
+    fn finalize(&mut self) -> PmiResult<()>;
+    /// PMI-2: the value of `key` with a hint of which rank put it (the wire passes it on).
+    fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], _src: Option<i32>) -> PmiResult<&[u8]> {
+        self.get(kvsname, key)
+    }
+    /// PMI-2: a job attribute; `None` when there is none.
+    fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
+        Ok(match name {
+            b"universeSize" => Some(self.universe_size()?.to_string().into_bytes()),
+            _ => None,
+        })
+    }
+    /// PMI-2: a node attribute, waiting for it when `wait`; `None` when there is none.
+    fn node_attr(&mut self, _name: &[u8], _wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        Err(unsupported(self.name(), "PMI2_Info_GetNodeAttr"))
+    }
+    /// PMI-2: set a node attribute for the processes on this node.
+    fn put_node_attr(&mut self, _name: &[u8], _value: &[u8]) -> PmiResult<()> {
+        Err(unsupported(self.name(), "PMI2_Info_PutNodeAttr"))
+    }
+    /// Slurm's ring exchange: this process's position, the ring's size, and the values
+    /// of its left and right neighbours.
+    fn ring(&mut self, _value: &[u8]) -> PmiResult<(i32, i32, Vec<u8>, Vec<u8>)> {
+        Err(unsupported(self.name(), "PMIX_Ring"))
+    }
+    /// The socket `PMI_Abort` writes to, -1 if none.
+    fn abort_fd(&self) -> i32 {
+        -1
+    }
+    /// Called once `PMI_Init` has succeeded.
+    fn adopt(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// What a backend cannot do: one trace line, `PMI_FAIL`.
+pub fn unsupported(backend: &str, call: &str) -> PmiError {
+    trace::line(format_args!(
+        "{call}: not supported by the {backend} backend"
+    ));
+    PmiError::Fail
+}

@@ -1,0 +1,107 @@
+//! The four backends, and the one place that chooses among them ([`start`]):
+//!
+//! - [`pmi1_backend::Pmi1Wire`]: the PMI-1.1 wire protocol to a process manager on
+//!   `PMI_FD` or `PMI_PORT` (Hydra, Slurm's pmi2 plugin, Flux), for `libpmi.so.0`;
+//! - [`pmi2_backend::Pmi2Wire`]: the PMI-2 wire protocol on the same fd, for
+//!   `libpmi2.so.0`;
+//! - [`pmix_backend::Pmix`]: a PMIx server (Open MPI's `prterun`, `srun --mpi=pmix`)
+//!   through the PMIx client library, loaded at run time ([`pmix_lib`]);
+//! - [`singleton_backend::Singleton`]: no process manager at all, a true singleton.
+//!
+//! Each implements `backend::Backend`; the rules every backend shares (argument
+//! validation, the put-once rule, what is cached, the clique) live in `client`.
+#![deny(unsafe_code)]
+
+pub mod pmi1_backend;
+pub mod pmi2_backend;
+pub mod pmix_backend;
+pub mod pmix_lib;
+pub mod singleton_backend;
+
+use crate::backend::Backend;
+use crate::env::Launch;
+use crate::error::PmiResult;
+use crate::rules::Api;
+use crate::trace;
+
+/// The wire backend's name, for the trace.
+fn wire_name(api: Api) -> &'static str {
+    match api {
+        Api::Pmi1 => "wire",
+        Api::Pmi2 => "wire2",
+    }
+}
+
+/// Start the backend the environment asks for: the one place the choice is made.
+/// `timeout` bounds each reply on the wire (`PMI_TIMEOUT`).
+pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dyn Backend>> {
+    let backend: Box<dyn Backend> = match launch {
+        Launch::Fd(job) => {
+            trace::set_rank(i64::from(job.rank));
+            trace::line(format_args!(
+                "PMI_Init: backend {}: PMI_FD={} (rank {} of {})",
+                wire_name(api),
+                job.fd,
+                job.rank,
+                job.size
+            ));
+            match api {
+                Api::Pmi1 => Box::new(pmi1_backend::Pmi1Wire::from_fd(&job, timeout)?),
+                Api::Pmi2 => Box::new(pmi2_backend::Pmi2Wire::from_fd(&job, timeout)?),
+            }
+        }
+        Launch::Port(port) => {
+            trace::line(format_args!(
+                "PMI_Init: backend {}: PMI_PORT={}:{} PMI_ID={}",
+                wire_name(api),
+                port.host,
+                port.port,
+                port.id
+            ));
+            let backend: Box<dyn Backend> = match api {
+                Api::Pmi1 => Box::new(pmi1_backend::Pmi1Wire::from_port(&port, timeout)?),
+                Api::Pmi2 => Box::new(pmi2_backend::Pmi2Wire::from_port(&port, timeout)?),
+            };
+            trace::set_rank(i64::from(backend.identity().rank));
+            backend
+        }
+        Launch::Pmix(found) => {
+            trace::set_rank(found.rank_hint.map_or(-1, i64::from));
+            trace::line(format_args!(
+                "PMI_Init: backend pmix: no PMI_FD or PMI_PORT, and {}",
+                found.why
+            ));
+            match pmix_backend::load(&found) {
+                Ok(lib) => {
+                    let pmix = pmix_backend::Pmix::start(lib, &found, timeout)?;
+                    trace::set_rank(i64::from(pmix.identity().rank));
+                    Box::new(pmix)
+                }
+                // A launcher says this is the job's one process: a singleton is no lie.
+                Err(tried) if found.single_process => {
+                    trace::warn(format_args!(
+                        "PMI_Init: {}, but no PMIx client library could be loaded (tried \
+                         {tried}); a launcher says this job has one process: singleton mode",
+                        found.why
+                    ));
+                    Box::new(singleton_backend::Singleton::new())
+                }
+                Err(tried) => {
+                    return Err(trace::fatal(format_args!(
+                        "PMI_Init: {}, but no PMIx client library could be loaded: tried \
+                         {tried}; set PMI_PMIX_LIBRARY to the path of libpmix.so.2",
+                        found.why
+                    )))
+                }
+            }
+        }
+        Launch::Singleton => {
+            trace::set_rank(0);
+            trace::line(format_args!(
+                "PMI_Init: no PMI_FD, PMI_PORT or PMIx server: singleton mode"
+            ));
+            Box::new(singleton_backend::Singleton::new())
+        }
+    };
+    Ok(backend)
+}

@@ -1,0 +1,395 @@
+//! The PMI-1.1 wire backend: one method per protocol operation. Each writes one request,
+//! reads one reply, checks `cmd=` and `rc`, and parses its fields.
+#![forbid(unsafe_code)]
+
+use crate::backend::{Backend, Identity, Maxes, SpawnCommand, DEFAULT_MAXES};
+use crate::client::Client;
+use crate::conn::Conn;
+use crate::env::{JobEnv, PortEnv};
+use crate::error::{PmiError, PmiResult};
+use crate::pmi1_codec::{self as wire, Reply, CLAMP_KEY_MAX, CLAMP_NAME_MAX, CLAMP_VAL_MAX};
+use crate::rules::Api;
+use crate::trace;
+
+/// A connection to a PMI-1 process manager, after `init` and `get_maxes`.
+pub struct Pmi1Wire {
+    conn: Conn,
+    /// Reused for every request, so steady-state calls do not allocate.
+    request: Vec<u8>,
+    id: Identity,
+    maxes: Maxes,
+    /// The longest request line, newline included, the server takes.
+    request_max: usize,
+}
+
+/// Send `request` (one whole line) and read one reply line, which must be
+/// `cmd=<expected>`. Another `cmd` breaks the connection and returns `PMI_FAIL`; a
+/// nonzero `rc` is left for the caller to judge.
+pub fn call_line<'c>(conn: &'c mut Conn, request: &[u8], expected: &[u8]) -> PmiResult<Reply<'c>> {
+    let range = conn.exchange(request, expected, &wire::LINES)?;
+    if Reply::new(conn.message(range.clone())).cmd() != Some(expected) {
+        let got = conn.message(range).escape_ascii().to_string();
+        return Err(conn.fail(format_args!(
+            "protocol error: expected cmd={}, got \"{got}\"",
+            expected.escape_ascii()
+        )));
+    }
+    Ok(Reply::new(conn.message(range)))
+}
+
+/// A client on the PMI-1 wire over `conn` (`init`, then `get_maxes`: two round trips),
+/// for a server that takes request lines of at most `request_max` bytes (see
+/// [`Pmi1Wire::init_limited`]).
+pub fn client(conn: Conn, id: Identity, request_max: usize) -> PmiResult<Client> {
+    let wire = Pmi1Wire::init_limited(conn, id, request_max)?;
+    Ok(Client::new(Box::new(wire), Api::Pmi1))
+}
+
+impl Pmi1Wire {
+    /// `PMI_FD` mode: the inherited socket, rank and size from the environment.
+    pub fn from_fd(job: &JobEnv, timeout: Option<u32>) -> PmiResult<Pmi1Wire> {
+        let refuse = |why: String| trace::fatal(format_args!("PMI_Init: {why}"));
+        let mut conn = Conn::from_fd(job.fd).map_err(refuse)?;
+        conn.set_timeout(timeout);
+        let id = Identity {
+            rank: job.rank,
+            size: job.size,
+            spawned: job.spawned,
+        };
+        Pmi1Wire::init_limited(conn, id, job.request_max)
+    }
+
+    /// `PMI_PORT` mode: connect, `initack`; rank and size come from the server.
+    pub fn from_port(port: &PortEnv, timeout: Option<u32>) -> PmiResult<Pmi1Wire> {
+        let refuse = |why: String| trace::fatal(format_args!("PMI_Init: {why}"));
+        let mut conn = Conn::connect(&port.host, port.port).map_err(refuse)?;
+        conn.set_timeout(timeout);
+        let (rank, size) = port_handshake(&mut conn, port.id)?;
+        let id = Identity {
+            rank,
+            size,
+            spawned: port.spawned,
+        };
+        Pmi1Wire::init_limited(conn, id, wire::MAX_LINE)
+    }
+
+    /// `cmd=init pmi_version=1 pmi_subversion=1`, then `cmd=get_maxes`: two round
+    /// trips. For a server that takes request lines of at most `request_max` bytes
+    /// (Slurm's, 1024) the maxima stay what it announced, so that every value it holds
+    /// can be read, and a put whose line would be longer is refused with
+    /// `PMI_ERR_INVALID_VAL_LENGTH` before anything is sent.
+    pub fn init_limited(conn: Conn, id: Identity, request_max: usize) -> PmiResult<Pmi1Wire> {
+        let mut wire = Pmi1Wire {
+            conn,
+            request: Vec::with_capacity(256),
+            id,
+            maxes: DEFAULT_MAXES,
+            request_max,
+        };
+        wire.handshake()?;
+        wire.maxes = wire.fetch_maxes()?;
+        Ok(wire)
+    }
+
+    fn handshake(&mut self) -> PmiResult<()> {
+        wire::encode(
+            &mut self.request,
+            "init",
+            &[("pmi_version", b"1"), ("pmi_subversion", b"1")],
+        );
+        let reply = call_line(&mut self.conn, &self.request, b"response_to_init")?;
+        let rc = reply.rc();
+        let version = (reply.field(b"pmi_version"), reply.field(b"pmi_subversion"));
+        let (major, minor) = (reply.int(b"pmi_version"), reply.int(b"pmi_subversion"));
+        let line = reply.line().escape_ascii().to_string();
+        if rc != Some(0) {
+            return Err(trace::fatal(format_args!(
+                "PMI_Init refused by the server: \"{line}\""
+            )));
+        }
+        match (version, major, minor) {
+            // RFC 13 makes the version fields optional: silence agrees to 1.1.
+            ((None, None), _, _) => Ok(()),
+            (_, Some(1), Some(minor)) if minor >= 1 => Ok(()),
+            _ => Err(trace::fatal(format_args!(
+                "PMI_Init: the server does not speak PMI 1.1 or a later 1.x: \"{line}\""
+            ))),
+        }
+    }
+
+    fn fetch_maxes(&mut self) -> PmiResult<Maxes> {
+        wire::encode(&mut self.request, "get_maxes", &[]);
+        let reply = call_line(&mut self.conn, &self.request, b"maxes")?;
+        let line = reply.line().escape_ascii().to_string();
+        let field = |name: &[u8], clamp: usize| match reply.int(name) {
+            Some(n) if n > 1 => Some((n as u64).min(clamp as u64) as usize),
+            _ => None,
+        };
+        match (
+            reply.rc(),
+            field(b"kvsname_max", CLAMP_NAME_MAX),
+            field(b"keylen_max", CLAMP_KEY_MAX),
+            field(b"vallen_max", CLAMP_VAL_MAX),
+        ) {
+            (Some(0), Some(kvsname), Some(key), Some(value)) => Ok(Maxes {
+                kvsname,
+                key,
+                value,
+            }),
+            _ => Err(trace::fatal(format_args!(
+                "PMI_Init: unusable get_maxes reply \"{line}\""
+            ))),
+        }
+    }
+
+    fn fetch_int(&mut self, cmd: &str, expected: &[u8], field: &[u8]) -> PmiResult<i32> {
+        wire::encode(&mut self.request, cmd, &[]);
+        let reply = call_line(&mut self.conn, &self.request, expected)?;
+        match (reply.rc(), reply.int(field).map(i32::try_from)) {
+            (Some(0), Some(Ok(n))) => Ok(n),
+            _ => Err(server_error(cmd, reply)),
+        }
+    }
+
+    /// A request without arguments whose reply carries only `rc`.
+    fn simple(&mut self, cmd: &str, expected: &[u8]) -> PmiResult<()> {
+        wire::encode(&mut self.request, cmd, &[]);
+        let reply = call_line(&mut self.conn, &self.request, expected)?;
+        if reply.rc() == Some(0) {
+            Ok(())
+        } else {
+            Err(server_error(cmd, reply))
+        }
+    }
+}
+
+impl Backend for Pmi1Wire {
+    fn name(&self) -> &'static str {
+        "wire"
+    }
+
+    fn identity(&self) -> Identity {
+        self.id
+    }
+
+    fn maxes(&self) -> Maxes {
+        self.maxes
+    }
+
+    /// `cmd=get_my_kvsname`.
+    fn kvsname(&mut self) -> PmiResult<Vec<u8>> {
+        wire::encode(&mut self.request, "get_my_kvsname", &[]);
+        let reply = call_line(&mut self.conn, &self.request, b"my_kvsname")?;
+        match (reply.rc(), reply.field(b"kvsname")) {
+            (Some(0), Some(name)) if Api::Pmi1.is_name(name) && name.len() < self.maxes.kvsname => {
+                Ok(name.to_vec())
+            }
+            _ => Err(server_error("PMI_KVS_Get_my_name", reply)),
+        }
+    }
+
+    /// `cmd=get_universe_size`; `-1` (unknown) is passed through.
+    fn universe_size(&mut self) -> PmiResult<i32> {
+        self.fetch_int("get_universe_size", b"universe_size", b"size")
+    }
+
+    /// `cmd=get_appnum`.
+    fn appnum(&mut self) -> PmiResult<i32> {
+        self.fetch_int("get_appnum", b"appnum", b"appnum")
+    }
+
+    /// `cmd=put`.
+    fn put(&mut self, kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
+        wire::encode(
+            &mut self.request,
+            "put",
+            &[("kvsname", kvsname), ("key", key), ("value", value)],
+        );
+        if self.request.len() > self.request_max {
+            trace::line(format_args!(
+                "put: a line of {} bytes; the server takes at most {} (Slurm's PMI-1 server \
+                 cuts longer ones)",
+                self.request.len(),
+                self.request_max
+            ));
+            return Err(PmiError::InvalidValLength);
+        }
+        let reply = call_line(&mut self.conn, &self.request, b"put_result")?;
+        if reply.rc() != Some(0) {
+            return Err(server_error("put", reply));
+        }
+        Ok(())
+    }
+
+    /// Local: every put already reached the server.
+    fn commit(&mut self) -> PmiResult<()> {
+        Ok(())
+    }
+
+    /// `cmd=barrier_in`, answered by `cmd=barrier_out` once every rank has entered.
+    fn barrier(&mut self) -> PmiResult<()> {
+        self.simple("barrier_in", b"barrier_out")
+    }
+
+    /// `cmd=get`. A key the server does not have is `PMI_ERR_INVALID_KEY` and leaves the
+    /// connection usable.
+    fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
+        wire::encode(
+            &mut self.request,
+            "get",
+            &[("kvsname", kvsname), ("key", key)],
+        );
+        let reply = call_line(&mut self.conn, &self.request, b"get_result")?;
+        match (reply.rc(), reply.value()) {
+            // A NUL inside would cut the C string the caller gets: refused.
+            (Some(0), Some(value)) if !value.contains(&0) => Ok(value),
+            (Some(0), _) | (None, _) => Err(server_error("get", reply)),
+            (Some(_), _) => {
+                trace::line(format_args!(
+                    "get: key not found: \"{}\"",
+                    reply.line().escape_ascii()
+                ));
+                Err(PmiError::InvalidKey)
+            }
+        }
+    }
+
+    /// `cmd=publish_name service=<service> port=<port>`.
+    fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()> {
+        wire::encode(
+            &mut self.request,
+            "publish_name",
+            &[("service", service), ("port", port)],
+        );
+        let reply = call_line(&mut self.conn, &self.request, b"publish_result")?;
+        name_service_ok("publish_name", reply)
+    }
+
+    /// `cmd=unpublish_name service=<service>`.
+    fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
+        wire::encode(&mut self.request, "unpublish_name", &[("service", service)]);
+        let reply = call_line(&mut self.conn, &self.request, b"unpublish_result")?;
+        name_service_ok("unpublish_name", reply)
+    }
+
+    /// `cmd=lookup_name service=<service>`: the published port.
+    fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
+        wire::encode(&mut self.request, "lookup_name", &[("service", service)]);
+        let reply = call_line(&mut self.conn, &self.request, b"lookup_result")?;
+        name_service_ok("lookup_name", reply)?;
+        reply
+            .field(b"port")
+            .filter(|port| !port.contains(&0))
+            .ok_or_else(|| server_error("lookup_name", reply))
+    }
+
+    /// `mcmd=spawn` ... `endcmd`, one segment per command, in one write; then one
+    /// `cmd=spawn_result rc=<n> [errcodes=a,b,...]`. `errors` is filled from `errcodes`
+    /// when the server sends them, else with 0.
+    fn spawn(
+        &mut self,
+        commands: &[SpawnCommand<'_>],
+        preput: &[(&[u8], &[u8])],
+        errors: &mut [i32],
+    ) -> PmiResult<Option<Vec<u8>>> {
+        let (key_max, value_max) = (self.maxes.key, self.maxes.value);
+        wire::encode_spawn(&mut self.request, commands, preput, key_max, value_max)?;
+        let reply = call_line(&mut self.conn, &self.request, b"spawn_result")?;
+        if reply.rc() != Some(0) {
+            return Err(server_error("spawn", reply));
+        }
+        errors.fill(0);
+        match reply.field(b"errcodes") {
+            None => Ok(None),
+            Some(codes) => wire::parse_errcodes(codes, errors)
+                .map(|()| None)
+                .ok_or_else(|| server_error("spawn", reply)),
+        }
+    }
+
+    /// `cmd=finalize`, answered by `cmd=finalize_ack`. The connection closes when the
+    /// backend is dropped.
+    fn finalize(&mut self) -> PmiResult<()> {
+        self.simple("finalize", b"finalize_ack")
+    }
+
+    fn abort_fd(&self) -> i32 {
+        self.conn.raw_fd()
+    }
+
+    /// Take the inherited `PMI_FD` as the library's own, now that `PMI_Init` succeeded
+    /// on it (a failed `PMI_Init` leaves it open, as found).
+    fn adopt(&mut self) -> Result<(), String> {
+        self.conn.adopt()
+    }
+}
+
+/// `PMI_PORT` mode: send `cmd=initack pmiid=<id>`, then read `cmd=initack` and the
+/// `cmd=set size=N`, `cmd=set rank=R`, `cmd=set debug=D` lines, in any order. Returns
+/// the rank and size they give.
+pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
+    let mut request = Vec::new();
+    wire::encode(
+        &mut request,
+        "initack",
+        &[("pmiid", id.to_string().as_bytes())],
+    );
+    conn.send(&request)?;
+    let (mut acked, mut size, mut rank, mut debug) = (false, None, None, None);
+    while !(acked && size.is_some() && rank.is_some() && debug.is_some()) {
+        let range = conn.recv(b"initack", &wire::LINES)?;
+        let reply = Reply::new(conn.message(range));
+        let int = |key: &[u8]| reply.int(key).and_then(|n| i32::try_from(n).ok());
+        match reply.cmd() {
+            Some(b"initack") if !acked => acked = true,
+            Some(b"set") if int(b"size").is_some() => size = int(b"size"),
+            Some(b"set") if int(b"rank").is_some() => rank = int(b"rank"),
+            Some(b"set") if int(b"debug").is_some() => debug = int(b"debug"),
+            _ => {
+                let line = reply.line().escape_ascii().to_string();
+                return Err(conn.fail(format_args!(
+                    "PMI_Init: unexpected line in the PMI_PORT handshake: \"{line}\""
+                )));
+            }
+        }
+    }
+    match (rank, size) {
+        (Some(rank), Some(size)) if size >= 1 && (0..size).contains(&rank) => Ok((rank, size)),
+        _ => Err(conn.fail(format_args!(
+            "PMI_Init: PMI_PORT handshake gave rank {rank:?} of size {size:?}"
+        ))),
+    }
+}
+
+/// The line `cmd=abort exitcode=<code>`, which is all Hydra reads (it crashes without
+/// `exitcode`), written into `buf` (no allocation: `PMI_Abort` may run in a signal
+/// handler).
+pub fn abort_line(buf: &mut [u8; 64], code: i32) -> &[u8] {
+    use std::io::Write;
+    let room = buf.len();
+    let mut rest = &mut buf[..];
+    let _ = writeln!(rest, "cmd=abort exitcode={code}");
+    let used = room - rest.len();
+    &buf[..used]
+}
+
+/// Name service replies differ: Hydra sends `rc=0|1` with `info=ok`, Slurm sends
+/// `info=ok|fail` without `rc`. Either saying no is a failure.
+fn name_service_ok(what: &str, reply: Reply<'_>) -> PmiResult<()> {
+    let info_ok = reply.field(b"info").is_none_or(|info| info == b"ok");
+    if reply.rc() == Some(0) && info_ok {
+        Ok(())
+    } else {
+        Err(server_error(what, reply))
+    }
+}
+
+/// A reply that says the operation failed, or that lacks what it should carry: traced
+/// with the server's own words, `PMI_FAIL` for the caller.
+fn server_error(what: &str, reply: Reply<'_>) -> PmiError {
+    trace::line(format_args!(
+        "{what} failed: server said \"{}\"",
+        reply.line().escape_ascii()
+    ));
+    PmiError::Fail
+}

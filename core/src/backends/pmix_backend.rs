@@ -1,0 +1,797 @@
+//! The PMIx backend: the PMI-1 operations as PMIx calls, for processes started by a PMIx
+//! server (Open MPI's `prterun`, `srun --mpi=pmix`).
+//!
+//! | PMI-1 | PMIx |
+//! |---|---|
+//! | rank, size, kvsname | `PMIx_Init`'s process id, `PMIX_JOB_SIZE`, the namespace |
+//! | universe size, appnum | `PMIX_UNIV_SIZE`, `PMIX_APPNUM` |
+//! | put / commit / barrier | `PMIx_Put` (global) / `PMIx_Commit` / `PMIx_Fence` collecting data |
+//! | get | `PMIx_Get` from the key's owner, found in the key directory (below) |
+//! | `PMI_process_mapping` | `PMIX_ANL_MAP`, else built from each rank's `PMIX_HOSTNAME` (or `PMIX_NODEID`) |
+//! | clique | `PMIX_LOCAL_PEERS` |
+//! | publish / lookup / unpublish | `PMIx_Publish` / `PMIx_Lookup` / `PMIx_Unpublish` |
+//! | spawn | `PMIx_Spawn`; the preput pairs in the children's environment |
+//! | abort / finalize | `PMIx_Abort` / `PMIx_Finalize` |
+//!
+//! **The key directory.** A PMI-1 key has no owner, but PMIx finds a key only in the
+//! data of a named process: a get with `PMIX_RANK_UNDEF` searches just this host's
+//! processes (PMIx 4.2.2 under PRRTE across two hosts), and a search of every process
+//! costs a pass over all of them per get. So at each barrier every process also puts
+//! the names of the keys it put since its previous barrier, under a key of that
+//! barrier's own (`libpmi:dir:F`, F counting this process's barriers). After a barrier,
+//! the first get of a key this process does not know reads each peer's new names once,
+//! and every get then asks the key's owner, as a native PMIx client does. Two facts of
+//! PMIx shape it (measured with PMIx 4.2.2 under PRRTE across two hosts): a get from
+//! another host of a key that is not there waits for it until its timeout, so a reader
+//! asks only for directory keys that exist; and a key put again is served from the
+//! reader's copy of the first value, so no directory key is put twice. Keys starting
+//! with `libpmi:` are reserved.
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+use std::ffi::{CStr, OsString};
+
+use crate::backends::pmix_lib::{self, Answer, AppSpec, Lib, Proc, RANK_UNDEF, RANK_WILDCARD};
+
+use crate::backend::SpawnCommand;
+use crate::backend::{Backend, Identity, Maxes};
+use crate::env::{PmixEnv, PARENT, PREPUT_KEY, PREPUT_NUM, PREPUT_VAL};
+use crate::error::{PmiError, PmiResult};
+use crate::mapping;
+use crate::store::Store;
+use crate::trace;
+
+/// What the length queries answer: PMIx's own namespace and key limits, and a value
+/// limit of our choosing (PMIx has none; Intel's Hydra announces the same).
+const PMIX_MAXES: Maxes = Maxes {
+    kvsname: pmix_lib::NSPACE_LEN,
+    key: pmix_lib::KEY_LEN,
+    value: 4096,
+};
+
+/// Where PMI-2's node attributes live among the PMIx keys (apart from the KVS's).
+const NODE_ATTR_PREFIX: &[u8] = b"pmi2.nodeattr.";
+
+/// The KVS key MPICH reads for the node layout.
+const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
+
+/// The keys of the directory (module doc); a program's key may not start so.
+const RESERVED_PREFIX: &[u8] = b"libpmi:";
+/// Barrier F's entry: "P\n" (P the last earlier barrier whose entry has names, or "-")
+/// then the names put since the barrier before F.
+const DIR_KEY: &str = "libpmi:dir:";
+
+/// Who put which key: this process's side of the key directory and what it has read of
+/// the others'.
+#[derive(Default)]
+struct Directory {
+    /// The names put since the last barrier, encoded (`encode_name`).
+    pending: Vec<u8>,
+    /// The last barrier whose entry had names.
+    last_named: Option<u64>,
+    /// Barriers this process has completed.
+    fences: u64,
+    /// Each known key's owner (this process's own keys included).
+    owners: HashMap<Vec<u8>, u32>,
+    /// Per rank, how many of its entries have been read (the first `read[r]`).
+    read: Vec<u64>,
+    /// `fences` when the entries were last read.
+    read_at: u64,
+}
+
+/// A name in an entry: its length in decimal, ':', the name.
+fn encode_name(out: &mut Vec<u8>, name: &[u8]) {
+    out.extend_from_slice(name.len().to_string().as_bytes());
+    out.push(b':');
+    out.extend_from_slice(name);
+}
+
+/// The names of an entry; `None` when they are not in `encode_name`'s form.
+fn decode_names(mut text: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut names = Vec::new();
+    while !text.is_empty() {
+        let colon = memchr::memchr(b':', text)?;
+        let len: usize = std::str::from_utf8(&text[..colon]).ok()?.parse().ok()?;
+        let rest = &text[colon + 1..];
+        names.push(rest.get(..len)?);
+        text = &rest[len..];
+    }
+    Some(names)
+}
+
+/// An entry: the last earlier barrier with names (`None`: there is none), the names.
+fn split_entry(text: &[u8]) -> Option<(Option<u64>, Vec<&[u8]>)> {
+    let nl = memchr::memchr(b'\n', text)?;
+    let previous = match &text[..nl] {
+        b"-" => None,
+        p => Some(std::str::from_utf8(p).ok()?.parse().ok()?),
+    };
+    Some((previous, decode_names(&text[nl + 1..])?))
+}
+
+pub struct Pmix {
+    lib: &'static Lib,
+    me: Proc,
+    id: Identity,
+    /// The last value read, handed to `client` by reference.
+    value: Vec<u8>,
+    /// The preput pairs of the parent that spawned this process.
+    preput: Store,
+    timeout: Option<u32>,
+    /// Who put which key (module doc).
+    dir: Directory,
+}
+
+/// A service name is a PMIx key: at most `PMIX_MAX_KEYLEN` bytes.
+fn check_service(service: &[u8]) -> PmiResult<()> {
+    if service.len() < pmix_lib::KEY_LEN {
+        Ok(())
+    } else {
+        Err(PmiError::InvalidArg)
+    }
+}
+
+/// Load the PMIx client library; the error lists every file tried and why.
+pub fn load(found: &PmixEnv) -> Result<&'static Lib, String> {
+    pmix_lib::load(&candidates(found))
+}
+
+/// Where to look for the PMIx client library, in order: `PMI_PMIX_LIBRARY` alone when
+/// set; else the soname (the loader's path, or a copy an MPI already loaded), the
+/// Debian/Ubuntu location, then the copies under the launcher's install prefixes.
+pub fn candidates(found: &PmixEnv) -> Vec<OsString> {
+    if let Some(path) = &found.library {
+        return vec![path.clone()];
+    }
+    let mut list = vec![OsString::from("libpmix.so.2")];
+    list.push(OsString::from(format!(
+        "/usr/lib/{}-linux-gnu/pmix2/lib/libpmix.so.2",
+        std::env::consts::ARCH
+    )));
+    for prefix in &found.prefixes {
+        for lib in ["/lib/libpmix.so.2", "/lib/openmpi/libpmix.so.2"] {
+            let mut path = prefix.clone();
+            path.push(lib);
+            list.push(path);
+        }
+    }
+    list
+}
+
+impl Pmix {
+    /// `PMIx_Init` with the loaded library, then read the job's size and whether this
+    /// process was spawned. Every failure is one line on stderr and `PMI_FAIL`; one after
+    /// `PMIx_Init` finalizes it again.
+    pub fn start(lib: &'static Lib, found: &PmixEnv, timeout: Option<u32>) -> PmiResult<Pmix> {
+        trace::line(format_args!(
+            "PMI_Init: loaded {} ({})",
+            lib.path,
+            lib.version()
+        ));
+        let me = lib.init().map_err(|rc| {
+            trace::fatal(format_args!(
+                "PMI_Init: {}, but PMIx_Init ({}) failed: {}",
+                found.why,
+                lib.path,
+                lib.error_string(rc)
+            ))
+        })?;
+        trace::line(format_args!(
+            "PMIx_Init: namespace \"{}\" rank {}",
+            me.nspace().escape_ascii(),
+            me.rank()
+        ));
+        let mut pmix = Pmix {
+            lib,
+            me,
+            id: Identity {
+                rank: 0,
+                size: 0,
+                spawned: false,
+            },
+            value: Vec::new(),
+            preput: Store::default(),
+            timeout,
+            dir: Directory::default(),
+        };
+        match pmix.identify(found) {
+            Ok(id) => {
+                pmix.id = id;
+                Ok(pmix)
+            }
+            Err(e) => {
+                lib.finalize();
+                Err(e)
+            }
+        }
+    }
+
+    /// Size and rank from PMIx; spawned when PMIx says so; the preput pairs from the
+    /// environment only when PMIx names as this process's parent the namespace that wrote
+    /// them (a grandchild started by a new launcher inherits them, and must not be fooled).
+    fn identify(&mut self, found: &PmixEnv) -> PmiResult<Identity> {
+        let size = match self.job_number(b"pmix.job.size") {
+            Some(n) if n >= 1 && n <= i64::from(i32::MAX) => n as i32,
+            other => {
+                return Err(trace::fatal(format_args!(
+                    "PMI_Init: PMIx gave no usable job size (PMIX_JOB_SIZE: {other:?})"
+                )))
+            }
+        };
+        let rank = i32::try_from(self.me.rank())
+            .ok()
+            .filter(|&r| r < size)
+            .ok_or_else(|| {
+                trace::fatal(format_args!(
+                    "PMI_Init: PMIx rank {} is not below the job size {size}",
+                    self.me.rank()
+                ))
+            })?;
+        let parent = match self.fetch(&self.me, b"pmix.parent") {
+            Ok(Answer::Proc(nspace, _)) => Some(nspace),
+            _ => None,
+        };
+        let said_spawned = matches!(
+            self.fetch(&self.wildcard(), b"pmix.spawned"),
+            Ok(Answer::Number(n)) if n != 0
+        );
+        if parent.is_some() && parent == found.parent {
+            for (key, value) in &found.preput {
+                self.preput.insert(key, value);
+            }
+        } else if found.parent.is_some() {
+            trace::line(format_args!(
+                "PMI_Init: ignoring the preput pairs of parent \"{}\" in the environment: \
+                 PMIx names {:?} as this process's parent",
+                found.parent.as_deref().unwrap_or_default().escape_ascii(),
+                parent.as_deref().map(|p| p.escape_ascii().to_string())
+            ));
+        }
+        Ok(Identity {
+            rank,
+            size,
+            spawned: said_spawned || parent.is_some(),
+        })
+    }
+
+    fn wildcard(&self) -> Proc {
+        pmix_lib::proc_of(self.me.nspace(), RANK_WILDCARD).unwrap_or(self.me)
+    }
+
+    /// `PMIx_Get` of what this client holds (`PMIX_IMMEDIATE`), traced; `Err` with
+    /// PMIx's status.
+    fn fetch(&self, who: &Proc, key: &[u8]) -> Result<Answer, i32> {
+        self.fetch_with(who, key, true)
+    }
+
+    /// `PMIx_Get`, traced; without `immediate` the client asks its server for data it
+    /// does not hold (a key `who` is known to have put).
+    fn fetch_with(&self, who: &Proc, key: &[u8], immediate: bool) -> Result<Answer, i32> {
+        let answer = if immediate {
+            self.lib.get(who, key, self.timeout)
+        } else {
+            self.lib.get_from(who, key, self.timeout)
+        };
+        if trace::enabled() {
+            let rank = match who.rank() {
+                RANK_WILDCARD => "wildcard".to_string(),
+                RANK_UNDEF => "undef".to_string(),
+                r => r.to_string(),
+            };
+            let said = match &answer {
+                Ok(Answer::Text(t)) => format!("\"{}\"", t.escape_ascii()),
+                Ok(other) => format!("{other:?}"),
+                Err(rc) => self.lib.error_string(*rc),
+            };
+            trace::line(format_args!(
+                "PMIx_Get(rank {rank}, \"{}\"): {said}",
+                key.escape_ascii()
+            ));
+        }
+        answer
+    }
+
+    /// A number the job publishes for all its processes.
+    fn job_number(&self, key: &[u8]) -> Option<i64> {
+        match self.fetch(&self.wildcard(), key) {
+            Ok(Answer::Number(n)) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// A failed PMIx call: traced with PMIx's words, `PMI_FAIL`.
+    fn failed(&self, call: &str, rc: i32) -> PmiError {
+        trace::line(format_args!("{call} failed: {}", self.lib.error_string(rc)));
+        PmiError::Fail
+    }
+
+    fn check(&self, call: &str, rc: i32) -> PmiResult<()> {
+        trace::line(format_args!("{call}: {}", self.lib.error_string(rc)));
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(PmiError::Fail)
+        }
+    }
+
+    /// `PMI_process_mapping` as PMIx gives it (`PMIX_ANL_MAP`, Slurm), or built from
+    /// every rank's host name or node id (PRRTE gives no ANL map, and across hosts no
+    /// node id of a process on another host); `None` when none is known.
+    fn mapping(&self) -> Option<Vec<u8>> {
+        if let Ok(Answer::Text(map)) = self.fetch(&self.wildcard(), b"pmix.anlmap") {
+            return Some(map);
+        }
+        let (nodes, from) = match self.nodes_by(b"pmix.hname") {
+            Some(nodes) => (nodes, "host names"),
+            None => (self.nodes_by(b"pmix.nodeid")?, "node ids"),
+        };
+        let text = mapping::vector_of(nodes.iter().map(|&n| Some(n)), usize::MAX)?;
+        trace::line(format_args!(
+            "PMI_process_mapping built from {} {from}: \"{text}\"",
+            nodes.len()
+        ));
+        Some(text.into_bytes())
+    }
+
+    /// Each rank's node, numbered by `key`'s value (a host name or a node id) in the
+    /// order the nodes first appear; `None` when a rank has no such value.
+    fn nodes_by(&self, key: &[u8]) -> Option<Vec<u64>> {
+        let mut seen: HashMap<Answer, u64> = HashMap::new();
+        let mut nodes = Vec::with_capacity(self.id.size as usize);
+        for rank in 0..self.id.size as u32 {
+            let who = pmix_lib::proc_of(self.me.nspace(), rank)?;
+            let node = match self.lib.get(&who, key, self.timeout) {
+                Ok(answer @ (Answer::Text(_) | Answer::Number(_))) => answer,
+                _ => return None,
+            };
+            let next = seen.len() as u64;
+            nodes.push(*seen.entry(node).or_insert(next));
+        }
+        Some(nodes)
+    }
+
+    /// A node attribute's key: asked of the process on this node that put it (after a
+    /// fence, from the directory), else of each process on this node for what its
+    /// server holds (across hosts a get by an undefined rank does not find it: PRRTE),
+    /// else of any.
+    fn find_node_attr(&mut self, key: &[u8]) -> PmiResult<Result<Answer, i32>> {
+        let peers = self.local_ranks()?.unwrap_or_default();
+        if let Some(owner) = self
+            .owner_of(key)
+            .filter(|&rank| peers.contains(&(rank as i32)))
+            .and_then(|rank| pmix_lib::proc_of(self.me.nspace(), rank))
+        {
+            return Ok(self.fetch_with(&owner, key, false));
+        }
+        for &peer in &peers {
+            let Some(who) = pmix_lib::proc_of(self.me.nspace(), peer as u32) else {
+                continue;
+            };
+            match self.fetch(&who, key) {
+                Err(pmix_lib::ERR_NOT_FOUND) => {}
+                answer => return Ok(answer),
+            }
+        }
+        let any = pmix_lib::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
+        Ok(self.fetch(&any, key))
+    }
+
+    /// Put this barrier's directory entry: the names put since the previous barrier.
+    fn write_directory(&mut self) -> PmiResult<()> {
+        let dir = &mut self.dir;
+        let mut value = match dir.last_named {
+            Some(p) => format!("{p}\n").into_bytes(),
+            None => b"-\n".to_vec(),
+        };
+        value.extend_from_slice(&dir.pending);
+        let key = format!("{DIR_KEY}{}", dir.fences);
+        let rc = self.lib.put(key.as_bytes(), &value);
+        self.check(&format!("PMIx_Put(global, \"{key}\")"), rc)?;
+        let dir = &mut self.dir;
+        if !dir.pending.is_empty() {
+            dir.last_named = Some(dir.fences);
+            dir.pending.clear();
+        }
+        Ok(())
+    }
+
+    /// Read every peer's directory entries written since this process last read them:
+    /// the latest barrier's, then back along the entries that have names.
+    fn read_directories(&mut self) {
+        let size = self.id.size as usize;
+        self.dir.read.resize(size, 0);
+        self.dir.read_at = self.dir.fences;
+        let Some(latest) = self.dir.fences.checked_sub(1) else {
+            return;
+        };
+        // A node attribute is read from a process on this node: another node's process
+        // may have put one of the same name.
+        let local = self.local_ranks().ok().flatten().unwrap_or_default();
+        for rank in 0..size as u32 {
+            if rank == self.me.rank() {
+                continue;
+            }
+            let Some(who) = pmix_lib::proc_of(self.me.nspace(), rank) else {
+                continue;
+            };
+            let here = local.contains(&(rank as i32));
+            let mut next = Some(latest);
+            while let Some(fence) = next.filter(|&f| f >= self.dir.read[rank as usize]) {
+                let key = format!("{DIR_KEY}{fence}");
+                let text = match self.fetch_with(&who, key.as_bytes(), false) {
+                    Ok(Answer::Text(text)) => text,
+                    other => {
+                        trace::warn(format_args!(
+                            "rank {rank} has no key directory entry \"{key}\": {other:?}"
+                        ));
+                        break;
+                    }
+                };
+                let Some((previous, names)) = split_entry(&text) else {
+                    trace::warn(format_args!("rank {rank}'s \"{key}\" is not one of ours"));
+                    break;
+                };
+                for name in names {
+                    if here || !name.starts_with(NODE_ATTR_PREFIX) {
+                        self.dir.owners.entry(name.to_vec()).or_insert(rank);
+                    }
+                }
+                next = previous;
+            }
+            self.dir.read[rank as usize] = self.dir.fences;
+        }
+    }
+
+    /// `key` was put by this process: in its next directory entry, unless it was before.
+    fn owns(&mut self, key: &[u8]) {
+        let me = self.me.rank();
+        if self.dir.owners.insert(key.to_vec(), me) != Some(me) {
+            encode_name(&mut self.dir.pending, key);
+        }
+    }
+
+    /// The owner of `key`, reading the directories again when a fence has passed since
+    /// they were last read.
+    fn owner_of(&mut self, key: &[u8]) -> Option<u32> {
+        if let Some(&rank) = self.dir.owners.get(key) {
+            return Some(rank);
+        }
+        if self.dir.fences == self.dir.read_at {
+            return None;
+        }
+        self.read_directories();
+        self.dir.owners.get(key).copied()
+    }
+}
+
+impl Backend for Pmix {
+    fn name(&self) -> &'static str {
+        "pmix"
+    }
+
+    fn identity(&self) -> Identity {
+        self.id
+    }
+
+    fn maxes(&self) -> Maxes {
+        PMIX_MAXES
+    }
+
+    /// The namespace.
+    fn kvsname(&mut self) -> PmiResult<Vec<u8>> {
+        Ok(self.me.nspace().to_vec())
+    }
+
+    /// `PMIX_UNIV_SIZE`; `-1` when the server does not say.
+    fn universe_size(&mut self) -> PmiResult<i32> {
+        Ok(self
+            .job_number(b"pmix.univ.size")
+            .and_then(|n| i32::try_from(n).ok())
+            .unwrap_or(-1))
+    }
+
+    /// `PMIX_APPNUM` of this process; `-1` when the server does not say.
+    fn appnum(&mut self) -> PmiResult<i32> {
+        Ok(match self.fetch(&self.me, b"pmix.appnum") {
+            Ok(Answer::Number(n)) => i32::try_from(n).unwrap_or(-1),
+            _ => -1,
+        })
+    }
+
+    /// `PMIx_Put`; the key is added to this process's directory.
+    fn put(&mut self, _kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
+        if key.starts_with(RESERVED_PREFIX) {
+            trace::line(format_args!(
+                "PMI_KVS_Put: keys starting with \"libpmi:\" are the library's own"
+            ));
+            return Err(PmiError::InvalidKey);
+        }
+        let rc = self.lib.put(key, value);
+        self.check(&format!("PMIx_Put(global, \"{}\")", key.escape_ascii()), rc)?;
+        self.owns(key);
+        Ok(())
+    }
+
+    fn commit(&mut self) -> PmiResult<()> {
+        let rc = self.lib.commit();
+        self.check("PMIx_Commit", rc)
+    }
+
+    /// `PMIx_Fence` collecting data, after putting this barrier's directory entry and
+    /// committing it with any puts the program did not commit.
+    fn barrier(&mut self) -> PmiResult<()> {
+        self.write_directory()?;
+        self.commit()?;
+        let rc = self.lib.fence(true, self.timeout);
+        self.check("PMIx_Fence(collect data)", rc)?;
+        self.dir.fences += 1;
+        Ok(())
+    }
+
+    fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
+        if let Some(at) = self.preput.find(key) {
+            return Ok(self.preput.value(at));
+        }
+        if key == MAPPING_KEY {
+            self.value = self.mapping().ok_or(PmiError::InvalidKey)?;
+            return Ok(&self.value);
+        }
+        // The owner, from the directory; else any process of this host (a key put by a
+        // PMIx client other than this library).
+        let answer = match self.owner_of(key) {
+            Some(rank) => {
+                let owner = pmix_lib::proc_of(self.me.nspace(), rank).unwrap_or(self.me);
+                self.fetch_with(&owner, key, false)
+            }
+            None => {
+                let any = pmix_lib::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
+                self.fetch(&any, key)
+            }
+        };
+        match answer {
+            Ok(Answer::Text(value)) => {
+                self.value = value;
+                Ok(&self.value)
+            }
+            Ok(other) => {
+                trace::line(format_args!(
+                    "get: \"{}\" is not a string: {other:?}",
+                    key.escape_ascii()
+                ));
+                Err(PmiError::Fail)
+            }
+            Err(pmix_lib::ERR_NOT_FOUND) => Err(PmiError::InvalidKey),
+            Err(rc) => Err(self.failed("PMIx_Get", rc)),
+        }
+    }
+
+    /// PMI-2's job attributes: `PMI_process_mapping` as for the KVS key, `universeSize`.
+    fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
+        Ok(match name {
+            MAPPING_KEY => self.mapping(),
+            b"universeSize" => Some(self.universe_size()?.to_string().into_bytes()),
+            _ => None,
+        })
+    }
+
+    /// PMI-2's node attributes, as PMIx data of this node's scope (`PMIX_LOCAL`) under a
+    /// key of their own, committed when put (`find_node_attr` says where it is read).
+    /// Waiting for one asks again every 10 ms (under `PMI_TIMEOUT`, until it runs out).
+    fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        let key = [NODE_ATTR_PREFIX, name].concat();
+        let start = std::time::Instant::now();
+        loop {
+            let answer = self.find_node_attr(&key)?;
+            match answer {
+                Ok(Answer::Text(value)) => return Ok(Some(value)),
+                Ok(other) => {
+                    trace::line(format_args!("node attribute not a string: {other:?}"));
+                    return Err(PmiError::Fail);
+                }
+                Err(pmix_lib::ERR_NOT_FOUND) if !wait => return Ok(None),
+                Err(pmix_lib::ERR_NOT_FOUND) => {
+                    if self
+                        .timeout
+                        .is_some_and(|s| start.elapsed().as_secs() >= u64::from(s))
+                    {
+                        return Err(trace::fatal(format_args!(
+                            "PMI2_Info_GetNodeAttr: \"{}\" not put in {} s (PMI_TIMEOUT)",
+                            name.escape_ascii(),
+                            self.timeout.unwrap_or(0)
+                        )));
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(rc) => return Err(self.failed("PMIx_Get", rc)),
+            }
+        }
+    }
+
+    /// Committed at once: the node's processes may be waiting for it before any fence.
+    fn put_node_attr(&mut self, name: &[u8], value: &[u8]) -> PmiResult<()> {
+        let key = [NODE_ATTR_PREFIX, name].concat();
+        let rc = self.lib.put_local(&key, value);
+        self.check(&format!("PMIx_Put(local, \"{}\")", key.escape_ascii()), rc)?;
+        self.owns(&key);
+        self.commit()
+    }
+
+    /// `PMIX_LOCAL_PEERS`: the ranks on this node, comma-separated.
+    fn local_ranks(&mut self) -> PmiResult<Option<Vec<i32>>> {
+        let Ok(Answer::Text(peers)) = self.fetch(&self.wildcard(), b"pmix.lpeers") else {
+            return Ok(None);
+        };
+        let ranks: Option<Vec<i32>> = peers
+            .split(|&b| b == b',')
+            .map(|r| {
+                std::str::from_utf8(r)
+                    .ok()?
+                    .trim()
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|&r| (0..self.id.size).contains(&r))
+            })
+            .collect();
+        Ok(match ranks {
+            Some(mut ranks) if ranks.contains(&self.id.rank) => {
+                ranks.sort_unstable();
+                ranks.dedup();
+                Some(ranks)
+            }
+            _ => {
+                trace::warn(format_args!(
+                    "ignoring PMIX_LOCAL_PEERS \"{}\": not a list of ranks with this one",
+                    peers.escape_ascii()
+                ));
+                None
+            }
+        })
+    }
+
+    fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()> {
+        check_service(service)?;
+        let rc = self.lib.publish(service, port);
+        self.check(&format!("PMIx_Publish(\"{}\")", service.escape_ascii()), rc)
+    }
+
+    fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
+        check_service(service)?;
+        let rc = self.lib.unpublish(service);
+        self.check(
+            &format!("PMIx_Unpublish(\"{}\")", service.escape_ascii()),
+            rc,
+        )
+    }
+
+    fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
+        check_service(service)?;
+        match self.lib.lookup(service) {
+            Ok(Answer::Text(port)) => {
+                trace::line(format_args!(
+                    "PMIx_Lookup(\"{}\"): \"{}\"",
+                    service.escape_ascii(),
+                    port.escape_ascii()
+                ));
+                self.value = port;
+                Ok(&self.value)
+            }
+            Ok(other) => {
+                trace::line(format_args!("PMIx_Lookup: not a string: {other:?}"));
+                Err(PmiError::Fail)
+            }
+            Err(rc) => Err(self.failed("PMIx_Lookup", rc)),
+        }
+    }
+
+    /// `PMIx_Spawn`, one application per command. The info keys PMIx can express are
+    /// `wdir` (the working directory), `host` and `hostfile`; any other is
+    /// `PMI_ERR_INVALID_KEY`, nothing started. The preput pairs go into the children's
+    /// environment with this namespace as their parent's, where this library finds them
+    /// (and takes them only when PMIx names the same parent).
+    fn spawn(
+        &mut self,
+        commands: &[SpawnCommand<'_>],
+        preput: &[(&[u8], &[u8])],
+        errors: &mut [i32],
+    ) -> PmiResult<Option<Vec<u8>>> {
+        // Written whole even without pairs: the children must not read a grandparent's.
+        let mut env = vec![
+            [format!("{PARENT}=").as_bytes(), self.me.nspace()].concat(),
+            format!("{PREPUT_NUM}={}", preput.len()).into_bytes(),
+        ];
+        for (i, (key, value)) in preput.iter().enumerate() {
+            env.push([format!("{PREPUT_KEY}{i}=").as_bytes(), key].concat());
+            env.push([format!("{PREPUT_VAL}{i}=").as_bytes(), value].concat());
+        }
+        let mut apps = Vec::with_capacity(commands.len());
+        for cmd in commands {
+            let mut cwd = None;
+            let mut info: Vec<(&'static CStr, &[u8])> = Vec::new();
+            for &(key, value) in &cmd.info {
+                match key {
+                    b"wdir" => cwd = Some(value),
+                    b"host" => info.push((c"pmix.host", value)),
+                    b"hostfile" => info.push((c"pmix.hostfile", value)),
+                    _ => {
+                        trace::line(format_args!(
+                            "PMI_Spawn_multiple: info key \"{}\" has no PMIx equivalent \
+                             (known: wdir, host, hostfile)",
+                            key.escape_ascii()
+                        ));
+                        return Err(PmiError::InvalidKey);
+                    }
+                }
+            }
+            apps.push(AppSpec {
+                cmd: cmd.execname,
+                argv: std::iter::once(cmd.execname)
+                    .chain(cmd.args.iter().copied())
+                    .map(<[u8]>::to_vec)
+                    .collect(),
+                env: env.clone(),
+                cwd,
+                maxprocs: cmd.maxprocs,
+                info,
+            });
+        }
+        match self.lib.spawn(&apps) {
+            Ok(nspace) => {
+                trace::line(format_args!(
+                    "PMIx_Spawn: {} application(s) started as namespace \"{}\"",
+                    apps.len(),
+                    nspace.escape_ascii()
+                ));
+                errors.fill(0);
+                Ok(Some(nspace))
+            }
+            Err(rc) => Err(self.failed("PMIx_Spawn", rc)),
+        }
+    }
+
+    /// `PMIx_Finalize` after a fence (no data): no process leaves while another may
+    /// still read its keys (across hosts, a get from a process that has exited waits for
+    /// ever: PRRTE of Open MPI 5.0.11, a program that reads after its last barrier).
+    fn finalize(&mut self) -> PmiResult<()> {
+        let fenced = self.lib.fence(false, self.timeout);
+        let fenced = self.check("PMIx_Fence(before finalize)", fenced);
+        let rc = self.lib.finalize();
+        self.check("PMIx_Finalize", rc).and(fenced)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_names_round_trip_whatever_bytes_they_hold() {
+        let names: [&[u8]; 5] = [b"card-0", b"", b"12:34", b"a\nb", b"\xff:\x01"];
+        let mut text = Vec::new();
+        for name in names {
+            encode_name(&mut text, name);
+        }
+        assert_eq!(decode_names(&text).unwrap(), names);
+        assert_eq!(decode_names(b"").unwrap(), Vec::<&[u8]>::new());
+    }
+
+    #[test]
+    fn directory_text_not_ours_is_refused() {
+        for bad in [
+            &b"3:ab"[..],
+            b"x:abc",
+            b"3abc",
+            b"-1:a",
+            b"99999999999999999999999:a",
+        ] {
+            assert_eq!(decode_names(bad), None, "{}", bad.escape_ascii());
+        }
+        assert_eq!(split_entry(b"-\n"), Some((None, vec![])));
+        assert_eq!(
+            split_entry(b"7\n6:card-1"),
+            Some((Some(7), vec![&b"card-1"[..]]))
+        );
+        assert_eq!(split_entry(b"-"), None);
+        assert_eq!(split_entry(b"x\n"), None);
+        assert_eq!(split_entry(b"-\n9:short"), None);
+    }
+}

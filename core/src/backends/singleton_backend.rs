@@ -1,0 +1,128 @@
+//! No process manager: a true singleton, rank 0 of 1, with a process-local KVS that
+//! keeps the same rules as the wire's.
+#![forbid(unsafe_code)]
+
+use crate::backend::SpawnCommand;
+use crate::backend::{Backend, Identity, Maxes, DEFAULT_MAXES};
+use crate::error::{PmiError, PmiResult};
+use crate::store::Store;
+use crate::trace;
+
+pub struct Singleton {
+    kvs: Store,
+    /// PMI-2's node attributes: this process is the node.
+    node: Store,
+}
+
+impl Singleton {
+    pub fn new() -> Singleton {
+        Singleton {
+            kvs: Store::default(),
+            node: Store::default(),
+        }
+    }
+}
+
+impl Default for Singleton {
+    fn default() -> Singleton {
+        Singleton::new()
+    }
+}
+
+/// What needs a process manager: `PMI_FAIL`, with one line on stderr.
+fn no_manager(call: &str) -> PmiError {
+    trace::fatal(format_args!("{call}: no process manager (singleton mode)"))
+}
+
+impl Backend for Singleton {
+    fn name(&self) -> &'static str {
+        "singleton"
+    }
+
+    fn identity(&self) -> Identity {
+        Identity {
+            rank: 0,
+            size: 1,
+            spawned: false,
+        }
+    }
+
+    fn maxes(&self) -> Maxes {
+        DEFAULT_MAXES
+    }
+
+    /// A name of its own, so that two singletons never look like one job.
+    fn kvsname(&mut self) -> PmiResult<Vec<u8>> {
+        Ok(format!("singleton_kvs_{}", std::process::id()).into_bytes())
+    }
+
+    fn universe_size(&mut self) -> PmiResult<i32> {
+        Ok(1)
+    }
+
+    fn appnum(&mut self) -> PmiResult<i32> {
+        Ok(0)
+    }
+
+    fn put(&mut self, _kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.kvs.insert(key, value);
+        Ok(())
+    }
+
+    fn commit(&mut self) -> PmiResult<()> {
+        Ok(())
+    }
+
+    /// Nobody to wait for.
+    fn barrier(&mut self) -> PmiResult<()> {
+        Ok(())
+    }
+
+    /// Every key there is was put by this process.
+    fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
+        self.kvs.get(key).ok_or(PmiError::InvalidKey)
+    }
+
+    /// Nobody else could put it: waiting would never end.
+    fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        match self.node.get(name) {
+            Some(value) => Ok(Some(value.to_vec())),
+            None if wait => Err(no_manager("PMI2_Info_GetNodeAttr(wait)")),
+            None => Ok(None),
+        }
+    }
+
+    fn put_node_attr(&mut self, name: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.node.insert(name, value);
+        Ok(())
+    }
+
+    fn local_ranks(&mut self) -> PmiResult<Option<Vec<i32>>> {
+        Ok(Some(vec![0]))
+    }
+
+    fn publish_name(&mut self, _service: &[u8], _port: &[u8]) -> PmiResult<()> {
+        Err(no_manager("PMI_Publish_name"))
+    }
+
+    fn unpublish_name(&mut self, _service: &[u8]) -> PmiResult<()> {
+        Err(no_manager("PMI_Unpublish_name"))
+    }
+
+    fn lookup_name(&mut self, _service: &[u8]) -> PmiResult<&[u8]> {
+        Err(no_manager("PMI_Lookup_name"))
+    }
+
+    fn spawn(
+        &mut self,
+        _commands: &[SpawnCommand<'_>],
+        _preput: &[(&[u8], &[u8])],
+        _errors: &mut [i32],
+    ) -> PmiResult<Option<Vec<u8>>> {
+        Err(no_manager("PMI_Spawn_multiple"))
+    }
+
+    fn finalize(&mut self) -> PmiResult<()> {
+        Ok(())
+    }
+}

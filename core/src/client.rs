@@ -1,0 +1,388 @@
+//! The safe PMI client, for both APIs: one method per PMI operation, the rules every
+//! backend shares (argument validation before anything is sent, by `rules`; the put-once
+//! rule; the clique), over the backend init chose. Answers that cannot change (kvsname, universe size,
+//! appnum, successful gets) are cached.
+#![forbid(unsafe_code)]
+
+use crate::backend::{Backend, Identity, Maxes, SpawnCommand};
+use crate::error::{PmiError, PmiResult};
+use crate::mapping::{Mapping, MappingError};
+use crate::rules::{Api, MappingSource, PORT_MAX};
+use crate::store::Store;
+use crate::trace;
+
+/// An initialized PMI client: the rules every backend shares, over one backend.
+pub struct Client {
+    backend: Box<dyn Backend>,
+    /// Which API's rules apply (`rules`), chosen once at init.
+    api: Api,
+    id: Identity,
+    maxes: Maxes,
+    kvsname: Option<Vec<u8>>,
+    universe_size: Option<i32>,
+    appnum: Option<i32>,
+    /// Successful gets: RFC 13 keys are put once, so a value never changes.
+    gets: Store,
+    /// This process's puts, to refuse a second put of a key with another value.
+    puts: Store,
+    /// The parsed `PMI_process_mapping`, once asked for (`Some(None)`: unknown).
+    layout: Option<Option<Mapping>>,
+    /// The ranks on this node as the backend gives them, once asked for.
+    local_ranks: Option<Option<Vec<i32>>>,
+}
+
+impl Client {
+    /// A client over a started backend.
+    pub fn new(backend: Box<dyn Backend>, api: Api) -> Client {
+        Client {
+            id: backend.identity(),
+            maxes: api.fixed_maxes().unwrap_or_else(|| backend.maxes()),
+            backend,
+            api,
+            kvsname: None,
+            universe_size: None,
+            appnum: None,
+            gets: Store::default(),
+            puts: Store::default(),
+            layout: None,
+            local_ranks: None,
+        }
+    }
+
+    /// Take the inherited connection as the library's own, now that `PMI_Init`
+    /// succeeded on it.
+    pub fn adopt_connection(&mut self) -> Result<(), String> {
+        self.backend.adopt()
+    }
+
+    pub fn identity(&self) -> Identity {
+        self.id
+    }
+
+    pub fn maxes(&self) -> Maxes {
+        self.maxes
+    }
+
+    /// The socket `PMI_Abort` writes to; -1 when the backend has none.
+    pub fn raw_fd(&self) -> i32 {
+        self.backend.abort_fd()
+    }
+
+    /// This process group's kvsname (asked once).
+    pub fn kvsname(&mut self) -> PmiResult<&[u8]> {
+        if self.kvsname.is_none() {
+            self.kvsname = Some(self.backend.kvsname()?);
+        }
+        Ok(self.kvsname.as_deref().unwrap_or_default())
+    }
+
+    /// The universe size, asked once; `-1` (unknown) is passed through.
+    pub fn universe_size(&mut self) -> PmiResult<i32> {
+        if let Some(size) = self.universe_size {
+            return Ok(size);
+        }
+        let size = self.backend.universe_size()?;
+        self.universe_size = Some(size);
+        Ok(size)
+    }
+
+    /// This process's application number, asked once.
+    pub fn appnum(&mut self) -> PmiResult<i32> {
+        if let Some(appnum) = self.appnum {
+            return Ok(appnum);
+        }
+        let appnum = self.backend.appnum()?;
+        self.appnum = Some(appnum);
+        Ok(appnum)
+    }
+
+    /// `PMI_ERR_INVALID_KVS` unless `kvsname` names this process group's space.
+    pub fn check_kvsname(&mut self, kvsname: &[u8]) -> PmiResult<()> {
+        if self.kvsname()? == kvsname {
+            Ok(())
+        } else {
+            Err(PmiError::InvalidKvs)
+        }
+    }
+
+    /// Put, after every validity rule. A key may be put once (RFC 13); putting it again
+    /// with the same value succeeds without asking the backend, with another value
+    /// fails.
+    pub fn put(&mut self, kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.check_kvsname(kvsname)?;
+        self.put_own(key, value)
+    }
+
+    /// Put in this process group's own space (PMI-2 names no space).
+    pub fn put_own(&mut self, key: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.kvsname()?;
+        self.check_key(key)?;
+        self.check_value(value)?;
+        if let Some(previous) = self.puts.get(key) {
+            return if previous == value {
+                Ok(())
+            } else {
+                Err(PmiError::InvalidKey)
+            };
+        }
+        let name = self.kvsname.as_deref().unwrap_or_default();
+        self.backend.put(name, key, value)?;
+        self.puts.insert(key, value);
+        Ok(())
+    }
+
+    /// `PMI_KVS_Commit`.
+    pub fn commit(&mut self, kvsname: &[u8]) -> PmiResult<()> {
+        self.check_kvsname(kvsname)?;
+        self.backend.commit()
+    }
+
+    /// Get. A key nobody put is `PMI_ERR_INVALID_KEY`; a key read once is answered
+    /// from the cache afterwards.
+    pub fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
+        self.get_hinted(kvsname, key, None)
+    }
+
+    /// Get, with PMI-2's hint of which rank put the key.
+    pub fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
+        self.check_kvsname(kvsname)?;
+        self.get_own(key, src)
+    }
+
+    /// Get from this process group's own space, with PMI-2's hint of who put the key.
+    pub fn get_own(&mut self, key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
+        self.kvsname()?;
+        self.check_key(key)?;
+        if let Some(at) = self.gets.find(key) {
+            return Ok(self.gets.value(at));
+        }
+        let name = self.kvsname.as_deref().unwrap_or_default();
+        let value = self.backend.get_hinted(name, key, src)?;
+        if value.contains(&0) {
+            // A NUL would cut the caller's C string: refused, not cached.
+            trace::line(format_args!(
+                "get: the value of \"{}\" holds a NUL",
+                key.escape_ascii()
+            ));
+            return Err(PmiError::Fail);
+        }
+        // Straight from the backend into the record: no allocation of its own.
+        if key == MAPPING_KEY {
+            let full = spell_out_mapping(value.to_vec(), self.id.size, self.maxes.value);
+            return Ok(self.gets.insert(key, &full));
+        }
+        Ok(self.gets.insert(key, value))
+    }
+
+    /// The job layout from the `PMI_process_mapping` key (fetched and parsed once);
+    /// `None` when it is unknown (missing, empty, or malformed, with one warning on
+    /// stderr): then the clique is this process alone.
+    fn layout(&mut self) -> PmiResult<Option<&Mapping>> {
+        if self.layout.is_none() {
+            let name = self.kvsname()?.to_vec();
+            // PMI-1 servers publish it as a KVS key, PMI-2 servers as a job attribute.
+            let text = match self.api.mapping_source() {
+                MappingSource::KvsKey => self.get(&name, MAPPING_KEY).map(<[u8]>::to_vec),
+                MappingSource::JobAttr => self.job_attr(MAPPING_KEY)?.ok_or(PmiError::InvalidKey),
+            };
+            let parsed = match text.as_deref() {
+                Ok([]) => None,
+                Ok(text) => match Mapping::parse(text) {
+                    Ok(mapping) => Some(mapping),
+                    Err(e) => {
+                        warn_mapping(text, &e);
+                        None
+                    }
+                },
+                // Missing, or a key the server's limits cannot even hold: unknown.
+                Err(PmiError::InvalidKey | PmiError::InvalidKeyLength) => None,
+                Err(e) => return Err(*e),
+            };
+            self.layout = Some(parsed);
+        }
+        Ok(self.layout.as_ref().and_then(Option::as_ref))
+    }
+
+    /// The ranks on this node when the backend knows them directly (PMIx's local
+    /// peers), asked once.
+    fn local_ranks(&mut self) -> PmiResult<Option<&[i32]>> {
+        if self.local_ranks.is_none() {
+            self.local_ranks = Some(self.backend.local_ranks()?);
+        }
+        Ok(self.local_ranks.as_ref().and_then(Option::as_deref))
+    }
+
+    /// How many ranks of this process group share this node: from the backend's own
+    /// answer, or arithmetic on the mapping, nothing allocated, however large the job.
+    pub fn clique_size(&mut self) -> PmiResult<usize> {
+        if let Some(ranks) = self.local_ranks()? {
+            return Ok(ranks.len());
+        }
+        let (rank, size) = (self.id.rank as u32, self.id.size as u32);
+        Ok(match self.layout()? {
+            Some(mapping) => mapping.clique_size(rank, size).unwrap_or(1),
+            None => 1,
+        })
+    }
+
+    /// Write the ranks on this node, ascending, into `out`; `PMI_ERR_INVALID_LENGTH`
+    /// with nothing written when they do not fit. What is allocated is bounded by `out`,
+    /// and an allocation failure is `PMI_ERR_NOMEM`.
+    pub fn clique_into(&mut self, out: &mut [i32]) -> PmiResult<usize> {
+        let n = self.clique_size()?;
+        let slots = out.get_mut(..n).ok_or(PmiError::InvalidLength)?;
+        if let Some(ranks) = self.local_ranks()? {
+            slots.copy_from_slice(ranks);
+            return Ok(n);
+        }
+        let (rank, size) = (self.id.rank, self.id.size);
+        match self.layout()? {
+            Some(mapping) => {
+                let ranks = mapping
+                    .clique(rank as u32, size as u32)
+                    .ok_or(PmiError::NoMem)?;
+                for (slot, r) in slots.iter_mut().zip(ranks) {
+                    *slot = r as i32;
+                }
+            }
+            None => slots[0] = rank,
+        }
+        Ok(n)
+    }
+
+    /// Wait for every process of the group.
+    pub fn barrier(&mut self) -> PmiResult<()> {
+        self.backend.barrier()
+    }
+
+    /// Leave the job. The caller drops the client afterwards.
+    pub fn finalize(&mut self) -> PmiResult<()> {
+        self.backend.finalize()
+    }
+
+    /// Publish `port` under `service`.
+    pub fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()> {
+        self.api.check_names(&[service], self.maxes.value)?;
+        self.api.check_names(&[port], PORT_MAX)?;
+        self.backend.publish_name(service, port)
+    }
+
+    pub fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
+        self.api.check_names(&[service], self.maxes.value)?;
+        self.backend.unpublish_name(service)
+    }
+
+    /// The port published under `service`.
+    pub fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
+        self.api.check_names(&[service], self.maxes.value)?;
+        let port = self.backend.lookup_name(service)?;
+        if port.contains(&0) {
+            trace::line(format_args!("lookup_name: the port holds a NUL"));
+            return Err(PmiError::Fail);
+        }
+        Ok(port)
+    }
+
+    /// Start the commands, after every validity rule. `errors` has a slot per process
+    /// requested: each is 0 or the process manager's code for that process. The new
+    /// job's id when the server gives one.
+    pub fn spawn(
+        &mut self,
+        commands: &[SpawnCommand<'_>],
+        preput: &[(&[u8], &[u8])],
+        errors: &mut [i32],
+    ) -> PmiResult<Option<Vec<u8>>> {
+        self.api.check_spawn(commands, preput, self.maxes)?;
+        self.backend.spawn(commands, preput, errors)
+    }
+}
+
+impl Client {
+    /// A key as this API allows it (`rules`), shorter than the key maximum.
+    fn check_key(&self, key: &[u8]) -> PmiResult<()> {
+        self.api.check_key(key, self.maxes.key)
+    }
+
+    /// A value as this API allows it (`rules`), shorter than the value maximum.
+    fn check_value(&self, value: &[u8]) -> PmiResult<()> {
+        self.api.check_value(value, self.maxes.value)
+    }
+
+    /// PMI-2's fence: commit this process's puts, then wait for every process; their
+    /// puts are visible afterwards.
+    pub fn fence(&mut self) -> PmiResult<()> {
+        self.backend.commit()?;
+        self.backend.barrier()
+    }
+
+    /// A job attribute (`PMI_process_mapping` written out in full when it must repeat,
+    /// as for the KVS key); `None` when the server has none.
+    pub fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
+        self.check_key(name)?;
+        let value = self.backend.job_attr(name)?;
+        Ok(match value {
+            Some(v) if name == MAPPING_KEY => {
+                Some(spell_out_mapping(v, self.id.size, self.maxes.value))
+            }
+            other => other,
+        })
+    }
+
+    /// A node attribute; `None` when there is none (and `wait` is false).
+    pub fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        self.check_key(name)?;
+        self.backend.node_attr(name, wait)
+    }
+
+    pub fn put_node_attr(&mut self, name: &[u8], value: &[u8]) -> PmiResult<()> {
+        self.check_key(name)?;
+        self.check_value(value)?;
+        self.backend.put_node_attr(name, value)
+    }
+
+    /// Slurm's ring exchange; a job of one process gets its own value back.
+    pub fn ring(&mut self, value: &[u8]) -> PmiResult<(i32, i32, Vec<u8>, Vec<u8>)> {
+        self.check_value(value)?;
+        if self.id.size == 1 {
+            return Ok((0, 1, value.to_vec(), value.to_vec()));
+        }
+        self.backend.ring(value)
+    }
+}
+
+/// The KVS key under which the process manager publishes the job layout (RFC 13).
+const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
+
+/// A mapping that places fewer ranks than the job has, and so must be read again from
+/// its start (Hydra 4.0.2 writes `(vector,(0,1,1))` for `-n 4` on one host), is answered
+/// written out in full: the same node for every rank, for readers that do not repeat it
+/// (Intel MPI 2021 aborts at random on the short form). Unchanged when it is not a
+/// mapping, needs no repeating, or would not fit in a value with its NUL.
+fn spell_out_mapping(value: Vec<u8>, size: i32, vallen_max: usize) -> Vec<u8> {
+    let Ok(size) = u32::try_from(size) else {
+        return value;
+    };
+    let full = match Mapping::parse(&value) {
+        Ok(mapping) if mapping.repeats_within(size) => {
+            mapping.spelled_out(size, vallen_max.saturating_sub(1))
+        }
+        _ => None,
+    };
+    match full {
+        Some(full) => {
+            trace::line(format_args!(
+                "PMI_process_mapping \"{}\" written out for {size} ranks: \"{full}\"",
+                value.escape_ascii()
+            ));
+            full.into_bytes()
+        }
+        None => value,
+    }
+}
+
+fn warn_mapping(text: &[u8], e: &MappingError) {
+    trace::warn(format_args!(
+        "ignoring malformed PMI_process_mapping \"{}\" ({e}); the clique is this process alone",
+        text.escape_ascii()
+    ));
+}

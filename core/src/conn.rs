@@ -1,0 +1,457 @@
+//! The connection to the process manager (`PMI_FD`, or a TCP socket to `PMI_PORT`): a
+//! request out, one bounded message in, in lock-step, within `PMI_TIMEOUT`. Bytes only:
+//! each wire's backend says how its messages are framed ([`Framing`]). With `ffi`,
+//! `trace` (stderr), `session` (fork watch) and `backends::pmix_lib` (the run-time loaded
+//! PMIx library), one of the few homes of `unsafe`: the system calls.
+
+use std::fmt;
+use std::io;
+use std::ops::Range;
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+
+use crate::error::{PmiError, PmiResult};
+use crate::trace;
+
+/// The read buffer's first size, as MPICH's client reads: every reply but a get of a
+/// value near the 1024-byte maximum fits (that one doubles it once). A larger first
+/// buffer made `PMI_Init` grow the heap and fault in its pages: 11 page faults in a
+/// cold `PMI_Init` with 4096 bytes, 7 with 1024 (medians of 25 runs).
+const INITIAL_BUFFER: usize = 1024;
+
+/// How a wire format's messages are found in the bytes read: `find` returns
+/// `Ok(Some((message range, bytes consumed)))`, relative to the unread bytes, `Ok(None)`
+/// to read more, or `Err(why)` for bytes that cannot start a message; a message may not
+/// be longer than `cap` bytes. A reply awaited is named `cmd=<awaited><suffix>` in
+/// messages. Each codec has its own (`pmi1_codec::LINES`,
+/// `pmi2_codec::FRAMES`); the connection knows no codec.
+/// What a framing's `find` answers: a whole message's range and the bytes it took, `None`
+/// to read more, or why the bytes cannot start a message.
+pub type Found = Result<Option<(Range<usize>, usize)>, &'static str>;
+
+pub struct Framing {
+    pub cap: usize,
+    pub suffix: &'static str,
+    pub find: fn(&[u8]) -> Found,
+}
+
+/// A lock-step connection. After any I/O or framing failure it is *broken*: every
+/// later call fails at once with `PMI_FAIL` without touching the fd (only
+/// [`Conn::send_abort`] still tries to reach the server).
+pub struct Conn {
+    /// `None` only while being dropped without closing (see `adopted`).
+    fd: Option<OwnedFd>,
+    /// Whether the fd is the library's to close. An inherited `PMI_FD` is adopted only
+    /// once `PMI_Init` succeeded on it: a failed `PMI_Init` leaves it open, as found.
+    adopted: bool,
+    /// Received bytes not consumed yet are `buf[start..end]`. It starts small and grows
+    /// (by doubling) only when a message needs it, up to its framing's cap.
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    broken: bool,
+    /// `PMI_TIMEOUT`: how long a reply may take, in milliseconds (None: no limit).
+    timeout_ms: Option<i32>,
+}
+
+impl Conn {
+    /// Use `fd`, the `PMI_FD` the launcher passed, after [`check_pmi_fd`]: it is closed
+    /// on drop only once [`Conn::adopt`] took it.
+    pub fn from_fd(fd: RawFd) -> Result<Conn, String> {
+        check_pmi_fd(fd)?;
+        // SAFETY: `check_pmi_fd` proved `fd` is an open, connected stream socket. Until
+        // `adopt` the Conn gives it back unclosed on drop (see `Drop`), so the caller's
+        // fd is never closed by a failed PMI_Init.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut conn = Conn::new(fd);
+        conn.adopted = false;
+        Ok(conn)
+    }
+
+    /// Make the fd the library's: closed with the Conn, and close-on-exec so that
+    /// programs the application starts do not inherit it.
+    pub fn adopt(&mut self) -> Result<(), String> {
+        set_cloexec(self.raw_fd())
+            .map_err(|e| format!("cannot set FD_CLOEXEC on the PMI fd: {e}"))?;
+        self.adopted = true;
+        Ok(())
+    }
+
+    /// Connect by TCP to `host:port` (a name, an IPv4 or an IPv6 address), with
+    /// `TCP_NODELAY`: the `PMI_PORT` mode. The socket is close-on-exec.
+    pub fn connect(host: &str, port: u16) -> Result<Conn, String> {
+        let stream = std::net::TcpStream::connect((host, port))
+            .map_err(|e| format!("cannot connect to PMI_PORT {host}:{port}: {e}"))?;
+        stream
+            .set_nodelay(true)
+            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {host}:{port}: {e}"))?;
+        Ok(Conn::new(OwnedFd::from(stream)))
+    }
+
+    /// Wrap a connected stream socket the caller owns (a socket the library opened, or
+    /// one end of a socketpair in tests).
+    pub fn new(fd: OwnedFd) -> Conn {
+        Conn {
+            fd: Some(fd),
+            adopted: true,
+            buf: vec![0u8; INITIAL_BUFFER],
+            start: 0,
+            end: 0,
+            broken: false,
+            timeout_ms: None,
+        }
+    }
+
+    /// Give up on a reply that takes longer than `seconds` (`PMI_TIMEOUT`).
+    pub fn set_timeout(&mut self, seconds: Option<u32>) {
+        self.timeout_ms = seconds.map(|s| i32::try_from(u64::from(s) * 1000).unwrap_or(i32::MAX));
+    }
+
+    /// The raw fd, so `PMI_Abort` can reach the server while another thread holds the
+    /// client.
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_ref().map_or(-1, AsRawFd::as_raw_fd)
+    }
+
+    /// Send `request`, then read one message as `framing` finds it ([`Conn::recv`]).
+    pub fn exchange(
+        &mut self,
+        request: &[u8],
+        awaited: &[u8],
+        framing: &Framing,
+    ) -> PmiResult<Range<usize>> {
+        self.send(request)?;
+        self.recv(awaited, framing)
+    }
+
+    /// The bytes of a message [`Conn::recv`] or [`Conn::exchange`] returned: valid until
+    /// the next read.
+    pub fn message(&self, range: Range<usize>) -> &[u8] {
+        &self.buf[range]
+    }
+
+    /// Write all of `data`: retry `EINTR`, loop on short writes, never raise `SIGPIPE`.
+    pub fn send(&mut self, data: &[u8]) -> PmiResult<()> {
+        if self.broken {
+            return Err(PmiError::Fail);
+        }
+        trace::wire(trace::Dir::Client, data);
+        let mut sent = 0;
+        while sent < data.len() {
+            let rest = &data[sent..];
+            // SAFETY: `rest` is a live slice of `rest.len()` bytes; `fd` is an open socket
+            // owned by `self`. MSG_NOSIGNAL turns a closed peer into EPIPE, not SIGPIPE.
+            let n = unsafe {
+                libc::send(
+                    self.raw_fd(),
+                    rest.as_ptr().cast(),
+                    rest.len(),
+                    libc::MSG_NOSIGNAL,
+                )
+            };
+            if n >= 0 {
+                sent += n as usize;
+                continue;
+            }
+            let err = io::Error::last_os_error();
+            match err.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => self.wait(libc::POLLOUT)?,
+                _ => {
+                    return Err(
+                        self.fail(format_args!("cannot write to the process manager: {err}"))
+                    )
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Best effort, even on a broken connection: used by `PMI_Abort` only.
+    pub fn send_abort(fd: RawFd, line: &[u8]) {
+        trace::wire(trace::Dir::Client, line);
+        // SAFETY: `line` is a live slice; a stale or closed fd only makes send fail,
+        // which is ignored because the process is about to exit anyway.
+        unsafe {
+            libc::send(fd, line.as_ptr().cast(), line.len(), libc::MSG_NOSIGNAL);
+        }
+    }
+
+    /// Read until `framing` finds a whole message at the front of the unread bytes; the
+    /// buffer grows up to the framing's cap. Returns the message's range (for
+    /// [`Conn::message`]). `awaited` names the reply awaited, for the messages.
+    pub fn recv(&mut self, awaited: &[u8], framing: &Framing) -> PmiResult<Range<usize>> {
+        let cap = framing.cap;
+        if self.broken {
+            return Err(PmiError::Fail);
+        }
+        loop {
+            match (framing.find)(&self.buf[self.start..self.end]) {
+                Ok(Some((message, used))) => {
+                    let at = self.start;
+                    let message = at + message.start..at + message.end;
+                    trace::wire(trace::Dir::Server, &self.buf[at..at + used]);
+                    self.start += used;
+                    if self.start == self.end {
+                        // Nothing left over: the next read starts at the front again. The
+                        // message's bytes stay in place until that read.
+                        self.start = 0;
+                        self.end = 0;
+                    }
+                    return Ok(message);
+                }
+                Ok(None) => {}
+                Err(why) => return Err(self.fail(format_args!("protocol error: {why}"))),
+            }
+            if self.end == self.buf.len() {
+                if self.start > 0 {
+                    self.buf.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                } else if self.buf.len() < cap {
+                    self.buf.resize((self.buf.len() * 2).min(cap), 0);
+                } else {
+                    return Err(self.fail(format_args!(
+                        "protocol error: reply longer than {cap} bytes"
+                    )));
+                }
+            }
+            if let Some(ms) = self.timeout_ms {
+                if !self.ready_within(ms)? {
+                    return Err(self.fail(format_args!(
+                        "no reply (cmd={}{}) from the process manager in {} s (PMI_TIMEOUT)",
+                        awaited.escape_ascii(),
+                        framing.suffix,
+                        ms / 1000
+                    )));
+                }
+            }
+            let fd = self.raw_fd();
+            let free = &mut self.buf[self.end..];
+            // SAFETY: `free` is a live, writable slice of `free.len()` bytes inside `buf`;
+            // `fd` is an open socket owned by `self`.
+            let n = unsafe { libc::read(fd, free.as_mut_ptr().cast(), free.len()) };
+            if n > 0 {
+                self.end += n as usize;
+                continue;
+            }
+            if n == 0 {
+                return Err(self.fail(format_args!("the process manager closed the connection")));
+            }
+            let err = io::Error::last_os_error();
+            match err.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => self.wait(libc::POLLIN)?,
+                _ => {
+                    return Err(
+                        self.fail(format_args!("cannot read from the process manager: {err}"))
+                    )
+                }
+            }
+        }
+    }
+
+    /// Block until the fd is ready for `events` (only reached on a non-blocking fd).
+    fn wait(&mut self, events: libc::c_short) -> PmiResult<()> {
+        let mut pfd = libc::pollfd {
+            fd: self.raw_fd(),
+            events,
+            revents: 0,
+        };
+        loop {
+            // SAFETY: `pfd` is one valid pollfd on the stack, and we pass a count of 1.
+            let n = unsafe { libc::poll(&mut pfd, 1, -1) };
+            if n >= 0 {
+                return Ok(());
+            }
+            let err = io::Error::last_os_error();
+            if err.raw_os_error() != Some(libc::EINTR) {
+                return Err(self.fail(format_args!("cannot poll the PMI fd: {err}")));
+            }
+        }
+    }
+
+    /// Whether the fd becomes readable within `ms` milliseconds.
+    fn ready_within(&mut self, ms: i32) -> PmiResult<bool> {
+        let mut pfd = libc::pollfd {
+            fd: self.raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(ms as u64);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            // SAFETY: `pfd` is one valid pollfd on the stack, and we pass a count of 1.
+            let n = unsafe { libc::poll(&mut pfd, 1, left.as_millis() as libc::c_int) };
+            if n >= 0 {
+                return Ok(n > 0);
+            }
+            let err = io::Error::last_os_error();
+            if err.raw_os_error() != Some(libc::EINTR) {
+                return Err(self.fail(format_args!("cannot poll the PMI fd: {err}")));
+            }
+        }
+    }
+
+    /// Break the connection, print the cause once, and return `PMI_FAIL`.
+    pub fn fail(&mut self, cause: fmt::Arguments<'_>) -> PmiError {
+        self.broken = true;
+        trace::fatal(cause)
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if !self.adopted {
+            // Not ours (yet): give the number back without closing it.
+            let _ = self.fd.take().map(IntoRawFd::into_raw_fd);
+        }
+    }
+}
+
+/// Refuse a `PMI_FD` that cannot be the launcher's connection, with a message naming
+/// why, before anything is written to it: not open, not a socket, not a stream socket, a
+/// listening socket, one opened by this process (close-on-exec is set: it was not
+/// inherited across `exec`), not connected, or one whose peer is this very process. A
+/// stale `PMI_FD` inherited by a program that then opened its own sockets names one of
+/// those. Five system calls when the fd is good (every rank of a job makes them); the
+/// listening check is made only to name a refusal.
+fn check_pmi_fd(fd: RawFd) -> Result<(), String> {
+    // SAFETY: F_GETFD only reads the descriptor flags of `fd`; a closed fd gives EBADF.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags < 0 {
+        let err = io::Error::last_os_error();
+        return Err(format!(
+            "PMI_FD={fd} is not an open file descriptor ({err})"
+        ));
+    }
+    let option = |level, name| -> Result<libc::c_int, io::Error> {
+        let mut value: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: `value` and `len` are valid for writing an int option of `len` bytes.
+        let rc = unsafe { libc::getsockopt(fd, level, name, (&raw mut value).cast(), &mut len) };
+        if rc == 0 {
+            Ok(value)
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    };
+    match option(libc::SOL_SOCKET, libc::SO_TYPE) {
+        Ok(libc::SOCK_STREAM) => {}
+        Err(e) if e.raw_os_error() == Some(libc::ENOTSOCK) => {
+            return Err(format!("PMI_FD={fd} is not a socket"))
+        }
+        _ => return Err(format!("PMI_FD={fd} is not a stream socket")),
+    }
+    // SAFETY: an all-zero sockaddr_storage is a valid value for this plain C struct.
+    let mut peer: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    // SAFETY: `peer` and `len` describe a writable buffer of `len` bytes.
+    let connected = unsafe { libc::getpeername(fd, (&raw mut peer).cast(), &mut len) } == 0;
+    let cloexec = flags & libc::FD_CLOEXEC != 0;
+    if cloexec || !connected {
+        if option(libc::SOL_SOCKET, libc::SO_ACCEPTCONN).ok() != Some(0) {
+            return Err(format!("PMI_FD={fd} is a listening socket"));
+        }
+        if cloexec {
+            return Err(format!(
+                "PMI_FD={fd} is close-on-exec, so it was opened by this process, not \
+                 inherited from the launcher (a stale PMI_FD?)"
+            ));
+        }
+        return Err(format!("PMI_FD={fd} is not connected"));
+    }
+    if libc::c_int::from(peer.ss_family) == libc::AF_UNIX {
+        // SAFETY: an all-zero ucred is a valid value for this plain C struct.
+        let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+        // SAFETY: `cred` and `len` describe a writable ucred of `len` bytes.
+        let rc = unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_PEERCRED,
+                (&raw mut cred).cast(),
+                &mut len,
+            )
+        };
+        if rc == 0 && cred.pid == std::process::id() as libc::pid_t {
+            return Err(format!(
+                "PMI_FD={fd} is connected to this process itself, not to a launcher (a \
+                 stale PMI_FD?)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn set_cloexec(fd: RawFd) -> io::Result<()> {
+    // SAFETY: F_SETFD only sets the descriptor flags of an open fd; FD_CLOEXEC is the
+    // only descriptor flag there is, so nothing else is cleared.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A socket of this process without close-on-exec, as a launcher's would be.
+    fn socket(domain: libc::c_int, kind: libc::c_int) -> OwnedFd {
+        // SAFETY: socket() takes no pointers; a valid fd is owned from here on.
+        let fd = unsafe { libc::socket(domain, kind, 0) };
+        assert!(fd >= 0, "socket: {}", io::Error::last_os_error());
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        unsafe { OwnedFd::from_raw_fd(fd) }
+    }
+
+    fn refusal(fd: RawFd) -> String {
+        check_pmi_fd(fd).expect_err("the fd was taken")
+    }
+
+    #[test]
+    fn each_refusal_is_named() {
+        let closed = socket(libc::AF_UNIX, libc::SOCK_STREAM).into_raw_fd();
+        // SAFETY: `closed` is ours and used again only as a closed number.
+        unsafe { libc::close(closed) };
+        assert!(refusal(closed).contains("is not an open file descriptor"));
+
+        let mut ends = [0; 2];
+        // SAFETY: `ends` has room for the two fds pipe() writes.
+        assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
+        // SAFETY: both ends were just opened and are owned by nobody else.
+        let pipe = unsafe { [OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])] };
+        assert!(refusal(pipe[0].as_raw_fd()).contains("is not a socket"));
+
+        let udp = socket(libc::AF_INET, libc::SOCK_DGRAM);
+        assert!(refusal(udp.as_raw_fd()).contains("is not a stream socket"));
+
+        let lone = socket(libc::AF_UNIX, libc::SOCK_STREAM);
+        assert!(refusal(lone.as_raw_fd()).contains("is not connected"));
+
+        let listening = socket(libc::AF_UNIX, libc::SOCK_STREAM);
+        // SAFETY: an all-zero sockaddr_un is a valid value for this plain C struct.
+        let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        let family = std::mem::size_of::<libc::sa_family_t>() as libc::socklen_t;
+        // SAFETY: `addr` is valid for `family` bytes; a bare family autobinds an abstract
+        // name, so nothing is left in the file system.
+        let rc = unsafe { libc::bind(listening.as_raw_fd(), (&raw const addr).cast(), family) };
+        assert_eq!(rc, 0, "bind: {}", io::Error::last_os_error());
+        // SAFETY: listen() takes no pointers.
+        assert_eq!(unsafe { libc::listen(listening.as_raw_fd(), 1) }, 0);
+        assert!(refusal(listening.as_raw_fd()).contains("is a listening socket"));
+
+        // SAFETY: `ends` has room for the two fds socketpair() writes.
+        let rc =
+            unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, ends.as_mut_ptr()) };
+        assert_eq!(rc, 0);
+        // SAFETY: both ends were just opened and are owned by nobody else.
+        let pair = unsafe { [OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])] };
+        assert!(refusal(pair[0].as_raw_fd()).contains("is connected to this process itself"));
+
+        let (ours, _peer) = std::os::unix::net::UnixStream::pair().expect("socketpair");
+        assert!(refusal(ours.as_raw_fd()).contains("is close-on-exec"));
+    }
+}

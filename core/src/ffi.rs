@@ -1,0 +1,224 @@
+//! The C fronts' one pointer toolbox: the panic boundary ([`guard`], with the front's
+//! table of return codes), C strings in, ints and strings out. Every export of `libpmi`
+//! and `libpmi2` converts its arguments here and nowhere else.
+
+use std::ffi::CStr;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use libc::{c_char, c_int};
+
+use crate::error::{PmiError, PmiResult};
+use crate::trace;
+
+/// An API's return codes, with their names for the trace: success, and one row per
+/// error (every [`PmiError`] once; each front's tests check it).
+pub struct Codes {
+    pub success: (c_int, &'static str),
+    pub errors: [(PmiError, c_int, &'static str); 15],
+}
+
+impl Codes {
+    /// The code and its name for `e`.
+    pub fn of(&self, e: PmiError) -> (c_int, &'static str) {
+        let row = self.errors.iter().find(|row| row.0 == e);
+        let (_, code, name) = row.unwrap_or(&self.errors[0]);
+        (*code, name)
+    }
+}
+
+/// Run an export's body: `Ok` → the API's success code, `Err(e)` → its code for `e`, a
+/// panic → its code for `PmiError::Fail`. Nothing unwinds into C. With `PMI_DEBUG`, the
+/// call (as `call` writes it, only then) is traced with the code's name, without
+/// allocating: PMI calls are made from signal handlers.
+pub fn guard(
+    codes: &Codes,
+    call: impl Fn(&mut fmt::Formatter<'_>) -> fmt::Result,
+    body: impl FnOnce() -> PmiResult<()>,
+) -> c_int {
+    let result = catch_unwind(AssertUnwindSafe(body));
+    let (code, name) = match &result {
+        Ok(Ok(())) => codes.success,
+        Ok(Err(e)) => codes.of(*e),
+        Err(_) => codes.of(PmiError::Fail),
+    };
+    if trace::enabled() {
+        let call = Call(call);
+        match &result {
+            Err(_) => trace::line(format_args!("{call} = {name} (internal error)")),
+            _ => trace::line(format_args!("{call} = {name}")),
+        }
+    }
+    code
+}
+
+/// A call as `guard` traces it.
+struct Call<F>(F);
+
+impl<F: Fn(&mut fmt::Formatter<'_>) -> fmt::Result> fmt::Display for Call<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.0)(f)
+    }
+}
+
+/// A C string argument as the trace shows it: quoted and escaped, NULL as `NULL`, cut
+/// after 256 bytes; formatted without allocating.
+pub struct Shown<'a>(Option<&'a [u8]>);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const SHOWN: usize = 256;
+        match self.0 {
+            None => f.write_str("NULL"),
+            Some(bytes) if bytes.len() > SHOWN => write!(
+                f,
+                "\"{}\"...({} bytes)",
+                bytes[..SHOWN].escape_ascii(),
+                bytes.len()
+            ),
+            Some(bytes) => write!(f, "\"{}\"", bytes.escape_ascii()),
+        }
+    }
+}
+
+/// A C string argument for the trace.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string that outlives `'a`.
+pub unsafe fn show<'a>(p: *const c_char) -> Shown<'a> {
+    // SAFETY: the caller passes NULL or a NUL-terminated string.
+    Shown(unsafe { bytes_in(p) }.ok())
+}
+
+/// The bytes of a NUL-terminated C string; NULL → `PMI_ERR_INVALID_ARG`.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string that outlives `'a`.
+pub unsafe fn bytes_in<'a>(p: *const c_char) -> PmiResult<&'a [u8]> {
+    if p.is_null() {
+        return Err(PmiError::InvalidArg);
+    }
+    // SAFETY: non-NULL, and the caller promises a NUL-terminated string.
+    Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
+}
+
+/// A C output parameter, checked for NULL before any work is done and written only on
+/// success.
+pub struct Out<'a, T>(&'a mut T);
+
+impl<T> Out<'_, T> {
+    pub fn set(self, value: T) {
+        *self.0 = value;
+    }
+
+    /// The current value, for in-out parameters.
+    pub fn get(&self) -> &T {
+        self.0
+    }
+}
+
+/// Check an `int *` (or similar) output for NULL → `PMI_ERR_INVALID_ARG`.
+///
+/// # Safety
+/// `p` is NULL or valid for writes of one `T`, and not aliased during the call.
+pub unsafe fn out<'a, T>(p: *mut T) -> PmiResult<Out<'a, T>> {
+    // SAFETY: the caller promises `p` is NULL or valid and unaliased.
+    unsafe { p.as_mut() }.map(Out).ok_or(PmiError::InvalidArg)
+}
+
+/// A C string buffer `(buf, length)`, `length` counting the NUL.
+pub struct OutStr<'a>(&'a mut [u8]);
+
+impl OutStr<'_> {
+    /// Copy `text` and a NUL, or `PMI_ERR_INVALID_LENGTH` with nothing written when it
+    /// does not fit. Never truncates.
+    pub fn write(self, text: &[u8]) -> PmiResult<()> {
+        if text.len() >= self.0.len() {
+            return Err(PmiError::InvalidLength);
+        }
+        self.0[..text.len()].copy_from_slice(text);
+        self.0[text.len()] = 0;
+        Ok(())
+    }
+
+    /// The capacity, NUL included.
+    pub fn capacity(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// Check a string buffer: NULL → `PMI_ERR_INVALID_ARG`, `length < 1` →
+/// `PMI_ERR_INVALID_LENGTH`.
+///
+/// # Safety
+/// `buf` is NULL or valid for writes of `length` bytes, and not aliased during the call.
+pub unsafe fn out_str<'a>(buf: *mut c_char, length: c_int) -> PmiResult<OutStr<'a>> {
+    if buf.is_null() {
+        return Err(PmiError::InvalidArg);
+    }
+    let len = usize::try_from(length)
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or(PmiError::InvalidLength)?;
+    // SAFETY: non-NULL, and the caller promises `length` writable, unaliased bytes.
+    Ok(OutStr(unsafe {
+        std::slice::from_raw_parts_mut(buf.cast::<u8>(), len)
+    }))
+}
+
+/// Check an `int ranks[]` output of `length` slots.
+///
+/// # Safety
+/// `p` is NULL or valid for writes of `length` ints, and not aliased during the call.
+pub unsafe fn out_ints<'a>(p: *mut c_int, length: c_int) -> PmiResult<&'a mut [c_int]> {
+    if p.is_null() {
+        return Err(PmiError::InvalidArg);
+    }
+    let len = usize::try_from(length).map_err(|_| PmiError::InvalidLength)?;
+    // SAFETY: non-NULL, and the caller promises `length` writable, unaliased ints.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The panic boundary holds with the unwinder this crate links (statically, see
+    /// `build.rs`): a panicking body is `PMI_FAIL`, and the caller goes on.
+    const TEST_CODES: Codes = Codes {
+        success: (0, "OK"),
+        errors: [
+            (PmiError::Fail, -1, "FAIL"),
+            (PmiError::Init, 1, "E1"),
+            (PmiError::NoMem, 2, "E2"),
+            (PmiError::InvalidArg, 3, "E3"),
+            (PmiError::InvalidKey, 4, "E4"),
+            (PmiError::InvalidKeyLength, 5, "E5"),
+            (PmiError::InvalidVal, 6, "E6"),
+            (PmiError::InvalidValLength, 7, "E7"),
+            (PmiError::InvalidLength, 8, "E8"),
+            (PmiError::InvalidNumArgs, 9, "E9"),
+            (PmiError::InvalidArgs, 10, "E10"),
+            (PmiError::InvalidNumParsed, 11, "E11"),
+            (PmiError::InvalidKeyvalp, 12, "E12"),
+            (PmiError::InvalidSize, 13, "E13"),
+            (PmiError::InvalidKvs, 14, "E14"),
+        ],
+    };
+
+    #[test]
+    fn a_panic_is_the_fail_code() {
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let code = guard(&TEST_CODES, |f| f.write_str("T()"), || panic!("injected"));
+        std::panic::set_hook(hook);
+        assert_eq!(code, -1);
+        assert_eq!(guard(&TEST_CODES, |f| f.write_str("T()"), || Ok(())), 0);
+        let code = guard(
+            &TEST_CODES,
+            |f| f.write_str("T()"),
+            || Err(PmiError::InvalidKvs),
+        );
+        assert_eq!(code, 14);
+    }
+}

@@ -1,0 +1,289 @@
+//! The PMI-2 wire protocol's codec (the MPICH wiki's "PMI v2 Wire Protocol"), pure: no
+//! I/O. After the one PMI-1 style line `cmd=init pmi_version=2 pmi_subversion=0`, every
+//! command and reply is framed as six ASCII characters giving the length (left-justified,
+//! blank-padded, as MPICH and Slurm write it) followed by that many bytes of
+//! `cmd=name;key=value;...;`, where a `;` inside a key or a value is doubled.
+#![forbid(unsafe_code)]
+
+use crate::conn::{Found, Framing};
+use crate::error::{PmiError, PmiResult};
+
+/// The length prefix: six ASCII characters.
+pub const LEN_DIGITS: usize = 6;
+/// The longest command either side may send: MPICH's and Slurm's `PMII_MAX_COMMAND_LEN`.
+pub const MAX_COMMAND: usize = 64 * 1024;
+/// How replies are found in the bytes read: six characters of length, then the command.
+pub const FRAMES: Framing = Framing {
+    cap: MAX_COMMAND + LEN_DIGITS,
+    suffix: "-response",
+    find: find_frame,
+};
+
+fn find_frame(bytes: &[u8]) -> Found {
+    let Some(prefix) = bytes.get(..LEN_DIGITS) else {
+        return Ok(None);
+    };
+    let len = frame_len(prefix).ok_or("a PMI-2 frame without a length")?;
+    let end = LEN_DIGITS + len;
+    Ok((bytes.len() >= end).then_some((LEN_DIGITS..end, end)))
+}
+
+/// What PMI-2's header promises: `PMI2_MAX_KEYLEN`, `PMI2_MAX_VALLEN`,
+/// `PMI2_MAX_ATTRVALUE` (NUL included).
+pub const MAX_KEYLEN: usize = 64;
+pub const MAX_VALLEN: usize = 1024;
+pub const MAX_ATTRVALUE: usize = 1024;
+
+/// Build one framed command: `encode(buf, "kvs-put", &[("key", k), ("value", v)])` gives
+/// `     NNcmd=kvs-put;key=k;value=v;` with every `;` in a key or value doubled.
+/// `PMI_ERR_INVALID_LENGTH` (nothing built) when the command would pass [`MAX_COMMAND`].
+pub fn encode(buf: &mut Vec<u8>, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<()> {
+    buf.clear();
+    buf.extend_from_slice(&[b' '; LEN_DIGITS]);
+    push_field(buf, b"cmd", cmd.as_bytes());
+    for (key, value) in fields {
+        push_field(buf, key.as_bytes(), value);
+    }
+    let len = buf.len() - LEN_DIGITS;
+    if len > MAX_COMMAND || len > 999_999 {
+        buf.clear();
+        return Err(PmiError::InvalidLength);
+    }
+    // Left-justified in the six blanks already there, without allocating.
+    let mut prefix = std::io::Cursor::new(&mut buf[..LEN_DIGITS]);
+    std::io::Write::write_fmt(&mut prefix, format_args!("{len}"))
+        .map_err(|_| PmiError::InvalidLength)
+}
+
+fn push_field(buf: &mut Vec<u8>, key: &[u8], value: &[u8]) {
+    push_escaped(buf, key);
+    buf.push(b'=');
+    push_escaped(buf, value);
+    buf.push(b';');
+}
+
+fn push_escaped(buf: &mut Vec<u8>, text: &[u8]) {
+    for part in text.split_inclusive(|&b| b == b';') {
+        buf.extend_from_slice(part);
+        if part.last() == Some(&b';') {
+            buf.push(b';');
+        }
+    }
+}
+
+/// The length a frame's six-character prefix gives: digits, blank-padded on either side.
+pub fn frame_len(prefix: &[u8]) -> Option<usize> {
+    let text = std::str::from_utf8(prefix).ok()?.trim_matches(' ');
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok().filter(|&n| n <= MAX_COMMAND)
+}
+
+/// A parsed command: its `key=value` pairs, `;;` turned back into `;`. The keys and
+/// values lie back to back in one buffer; parsing into a command again reuses it, so a
+/// connection's replies cost no allocation once the buffers have grown.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Command {
+    data: Vec<u8>,
+    /// Each field: where its key starts, where it ends (its value starts), where the
+    /// value ends, in `data`.
+    fields: Vec<(usize, usize, usize)>,
+}
+
+impl Command {
+    /// Parse `cmd=name;key=value;...;`. A field without `=` or a missing final `;` is an
+    /// error; so is a command that does not start with `cmd=`.
+    pub fn parse(text: &[u8]) -> Option<Command> {
+        let mut command = Command::default();
+        command.parse_from(text).then_some(command)
+    }
+
+    /// [`Command::parse`] into `self`, reusing its buffers; false (and `self` unusable)
+    /// for text that is not a command.
+    pub fn parse_from(&mut self, text: &[u8]) -> bool {
+        self.data.clear();
+        self.fields.clear();
+        let (mut start, mut eq) = (0, None);
+        let mut i = 0;
+        while i < text.len() {
+            match text[i] {
+                b';' if text.get(i + 1) == Some(&b';') => {
+                    self.data.push(b';');
+                    i += 1;
+                }
+                b';' => {
+                    let Some(key_end) = eq.take() else {
+                        return false;
+                    };
+                    self.fields.push((start, key_end, self.data.len()));
+                    start = self.data.len();
+                }
+                b'=' if eq.is_none() => eq = Some(self.data.len()),
+                b => self.data.push(b),
+            }
+            i += 1;
+        }
+        self.data.len() == start
+            && eq.is_none()
+            && self.fields.first().map(|&(k, e, _)| &self.data[k..e]) == Some(b"cmd")
+    }
+
+    /// The value of the first field named `key`.
+    pub fn get(&self, key: &[u8]) -> Option<&[u8]> {
+        self.pairs().find(|&(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn cmd(&self) -> &[u8] {
+        self.get(b"cmd").unwrap_or_default()
+    }
+
+    /// `rc`, when it is an integer.
+    pub fn rc(&self) -> Option<i64> {
+        crate::pmi1_codec::parse_int(self.get(b"rc")?)
+    }
+
+    pub fn int(&self, key: &[u8]) -> Option<i64> {
+        crate::pmi1_codec::parse_int(self.get(key)?)
+    }
+
+    /// A PMI-2 boolean: `TRUE`/`true`/`yes`, `FALSE`/`false`/`no` (servers differ).
+    pub fn flag(&self, key: &[u8]) -> Option<bool> {
+        let value = self.get(key)?;
+        let is = |word: &[u8]| value.eq_ignore_ascii_case(word);
+        if is(b"true") || is(b"yes") || is(b"1") {
+            Some(true)
+        } else if is(b"false") || is(b"no") || is(b"0") {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Every field, in order.
+    pub fn pairs(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.fields
+            .iter()
+            .map(|&(k, e, v)| (&self.data[k..e], &self.data[e..v]))
+    }
+}
+
+/// Keys of the PMI-2 wire: `[-_A-Za-z0-9]{1,64}` (the wiki's regular expression). The
+/// library is more lenient for KVS keys (any bytes but NUL, `;` doubled) and checks
+/// lengths against `PMI2_MAX_KEYLEN`.
+pub fn is_wire_key(key: &[u8]) -> bool {
+    (1..=MAX_KEYLEN).contains(&key.len())
+        && key
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn framed(cmd: &str, fields: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut buf = Vec::new();
+        encode(&mut buf, cmd, fields).unwrap();
+        buf
+    }
+
+    #[test]
+    fn commands_are_framed_left_justified() {
+        assert_eq!(
+            framed("kvs-fence", &[]),
+            b"14    cmd=kvs-fence;".to_vec(),
+            "MPICH writes the length with %-6d"
+        );
+        let put = framed("kvs-put", &[("key", b"k"), ("value", b"v")]);
+        assert_eq!(&put[..6], b"26    ");
+        assert_eq!(&put[6..], b"cmd=kvs-put;key=k;value=v;");
+    }
+
+    #[test]
+    fn semicolons_are_doubled_and_read_back() {
+        let buf = framed("kvs-put", &[("key", b"a;b"), ("value", b";x;;y;")]);
+        assert_eq!(&buf[6..], b"cmd=kvs-put;key=a;;b;value=;;x;;;;y;;;");
+        assert_eq!(frame_len(&buf[..6]), Some(buf.len() - 6));
+        let back = Command::parse(&buf[6..]).unwrap();
+        assert_eq!(back.get(b"key"), Some(&b"a;b"[..]));
+        assert_eq!(back.get(b"value"), Some(&b";x;;y;"[..]));
+    }
+
+    #[test]
+    fn values_keep_equals_spaces_newlines_and_nuls() {
+        let value = b"a=b c\nd\0e";
+        let buf = framed("kvs-put", &[("value", value)]);
+        let back = Command::parse(&buf[6..]).unwrap();
+        assert_eq!(back.get(b"value"), Some(&value[..]));
+    }
+
+    #[test]
+    fn a_command_parsed_again_reuses_nothing_of_the_last() {
+        let mut c = Command::default();
+        assert!(c.parse_from(b"cmd=kvs-get-response;found=TRUE;value=a;;b=c;rc=0;"));
+        assert_eq!(
+            (c.get(b"value"), c.flag(b"found")),
+            (Some(&b"a;b=c"[..]), Some(true))
+        );
+        assert!(c.parse_from(b"cmd=kvs-put-response;rc=1;"));
+        assert_eq!(
+            (c.cmd(), c.rc(), c.get(b"value")),
+            (&b"kvs-put-response"[..], Some(1), None)
+        );
+        for bad in [
+            &b"cmd=x;k;"[..],
+            b"cmd=x;k=v",
+            b"key=v;cmd=x;",
+            b"cmd=x;k=",
+            b"",
+        ] {
+            assert!(!c.parse_from(bad), "{}", bad.escape_ascii());
+        }
+    }
+
+    #[test]
+    fn replies_from_servers_are_parsed() {
+        // Hydra 4.0.2 and Slurm 22.05 (FIELD-NOTES): rc last or first, TRUE/FALSE flags.
+        let r = Command::parse(
+            b"cmd=fullinit-response;pmi-version=2;pmi-subversion=0;rank=1;size=4;appnum=0;\
+              debugged=FALSE;pmiverbose=FALSE;rc=0;",
+        )
+        .unwrap();
+        assert_eq!(r.cmd(), b"fullinit-response");
+        assert_eq!(
+            (r.rc(), r.int(b"size"), r.flag(b"debugged")),
+            (Some(0), Some(4), Some(false))
+        );
+        let r = Command::parse(b"cmd=kvs-get-response;rc=0;found=TRUE;value=x;").unwrap();
+        assert_eq!(r.flag(b"found"), Some(true));
+    }
+
+    #[test]
+    fn malformed_commands_are_refused() {
+        for bad in [
+            &b"cmd=x;key"[..],
+            b"cmd=x;key;",
+            b"key=v;cmd=x;",
+            b"",
+            b"cmd=x;a=b",
+        ] {
+            assert_eq!(Command::parse(bad), None, "{}", bad.escape_ascii());
+        }
+        for bad in [&b"      "[..], b"12a   ", b"-1    ", b"999999"] {
+            assert_eq!(frame_len(bad), None, "{}", bad.escape_ascii());
+        }
+        assert_eq!(frame_len(b"    12"), Some(12));
+    }
+
+    #[test]
+    fn over_long_commands_are_not_built() {
+        let mut buf = Vec::new();
+        let big = vec![b'x'; MAX_COMMAND];
+        assert_eq!(
+            encode(&mut buf, "kvs-put", &[("value", &big)]),
+            Err(PmiError::InvalidLength)
+        );
+        assert!(buf.is_empty());
+    }
+}

@@ -1,0 +1,13 @@
+//! The build script of both C fronts (`libpmi`, `libpmi2`): the shared library's soname is
+//! the package name with `.so.0` (`libpmi.so.0`, `libpmi2.so.0`), as every libpmi and
+//! libpmi2 has. The unwinder is linked statically by `pmi-core`'s build script, whose
+//! search path reaches every crate that links the core.
+
+fn main() {
+    println!("cargo:rerun-if-changed=../front-build.rs");
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let name = std::env::var("CARGO_PKG_NAME").unwrap_or_default();
+    if os == "linux" && !name.is_empty() {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{name}.so.0");
+    }
+}

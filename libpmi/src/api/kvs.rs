@@ -1,0 +1,376 @@
+//! The key-value store: names and limits, put, commit, get, barrier, and the legacy
+//! calls that the wire protocol no longer carries.
+
+use libc::{c_char, c_int};
+
+use crate::api::unsupported;
+use crate::codes::guard;
+use pmi_core::backend::{Maxes, DEFAULT_MAXES};
+use pmi_core::error::PmiError;
+use pmi_core::ffi;
+use pmi_core::state::{self, Lifecycle};
+
+/// Write this process group's kvsname into `(buf, length)`.
+///
+/// # Safety
+/// As for `PMI_KVS_Get_my_name`.
+unsafe fn write_kvsname(call: &str, buf: *mut c_char, length: c_int) -> c_int {
+    guard(
+        |f| write!(f, "{call}({buf:p}, {length})"),
+        || {
+            // SAFETY: the caller passes NULL or `length` writable bytes.
+            let out = unsafe { ffi::out_str(buf, length) }?;
+            state::with_client(|c| out.write(c.kvsname()?))
+        },
+    )
+}
+
+/// Copy this process group's kvsname (`get_my_kvsname`, asked once and cached) and its
+/// NUL into `kvsname`, which has `length` bytes.
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `kvsname` is NULL;
+/// `PMI_ERR_INVALID_LENGTH` if the name and its NUL do not fit in `length` (nothing is
+/// written); `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server fails.
+///
+/// # Safety
+/// `kvsname` is NULL or points to `length` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Get_my_name(kvsname: *mut c_char, length: c_int) -> c_int {
+    // SAFETY: same contract as this function's.
+    unsafe { write_kvsname("PMI_KVS_Get_my_name", kvsname, length) }
+}
+
+/// Same as `PMI_KVS_Get_my_name`: the kvsname is this process group's id.
+///
+/// # Safety
+/// `id_str` is NULL or points to `length` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Get_id(id_str: *mut c_char, length: c_int) -> c_int {
+    // SAFETY: same contract as this function's.
+    unsafe { write_kvsname("PMI_Get_id", id_str, length) }
+}
+
+/// Same as `PMI_KVS_Get_my_name`: the kvsname is this process group's KVS domain id.
+///
+/// # Safety
+/// `id_str` is NULL or points to `length` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Get_kvs_domain_id(id_str: *mut c_char, length: c_int) -> c_int {
+    // SAFETY: same contract as this function's.
+    unsafe { write_kvsname("PMI_Get_kvs_domain_id", id_str, length) }
+}
+
+/// Write one of the maximum lengths: the server's once initialized, the library's
+/// defaults (256, 64, 1024) before `PMI_Init` and after `PMI_Finalize`.
+///
+/// # Safety
+/// `length` is NULL or points to a writable `int`.
+unsafe fn write_max(call: &str, length: *mut c_int, pick: fn(Maxes) -> usize) -> c_int {
+    guard(
+        |f| write!(f, "{call}({length:p})"),
+        || {
+            // SAFETY: the caller passes NULL or a writable int.
+            let out = unsafe { ffi::out(length) }?;
+            let maxes = match &*state::lock()? {
+                Lifecycle::Ready(client) => client.maxes(),
+                Lifecycle::Uninit | Lifecycle::Finalized => DEFAULT_MAXES,
+            };
+            out.set(pick(maxes) as c_int);
+            Ok(())
+        },
+    )
+}
+
+/// Set `*length` to the longest kvsname, NUL included (`kvsname_max`; 256 before
+/// `PMI_Init`). No traffic. Works before `PMI_Init`.
+///
+/// Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `length` is NULL.
+///
+/// # Safety
+/// `length` is NULL or points to a writable `int`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Get_name_length_max(length: *mut c_int) -> c_int {
+    // SAFETY: same contract as this function's.
+    unsafe { write_max("PMI_KVS_Get_name_length_max", length, |m| m.kvsname) }
+}
+
+/// Same as `PMI_KVS_Get_name_length_max`: the longest id, NUL included.
+///
+/// # Safety
+/// `length` is NULL or points to a writable `int`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Get_id_length_max(length: *mut c_int) -> c_int {
+    // SAFETY: same contract as this function's.
+    unsafe { write_max("PMI_Get_id_length_max", length, |m| m.kvsname) }
+}
+
+/// Set `*length` to the longest key, NUL included (`keylen_max`; 64 before
+/// `PMI_Init`). No traffic. Works before `PMI_Init`.
+///
+/// Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `length` is NULL.
+///
+/// # Safety
+/// `length` is NULL or points to a writable `int`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Get_key_length_max(length: *mut c_int) -> c_int {
+    // SAFETY: same contract as this function's.
+    unsafe { write_max("PMI_KVS_Get_key_length_max", length, |m| m.key) }
+}
+
+/// Set `*length` to the longest value, NUL included (`vallen_max`; 1024 before
+/// `PMI_Init`). No traffic. Works before `PMI_Init` (MPICH asks for it first).
+///
+/// Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `length` is NULL.
+///
+/// # Safety
+/// `length` is NULL or points to a writable `int`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Get_value_length_max(length: *mut c_int) -> c_int {
+    // SAFETY: same contract as this function's.
+    unsafe { write_max("PMI_KVS_Get_value_length_max", length, |m| m.value) }
+}
+
+/// Put `key` = `value` into the keyval space `kvsname` (`put`, one round trip). The
+/// value is sent verbatim; it becomes visible to others after `PMI_KVS_Commit` and
+/// `PMI_Barrier`. A key may be put once: putting it again with the same value succeeds
+/// without traffic, with another value fails.
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if an argument is NULL;
+/// `PMI_ERR_INVALID_KVS` if `kvsname` is not this process group's;
+/// `PMI_ERR_INVALID_KEY` if `key` is empty, holds a space, `=` or a control character,
+/// or was put before with another value; `PMI_ERR_INVALID_KEY_LENGTH` if it is longer
+/// than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` is empty (RFC 13's
+/// `string` has at least one character) or holds a newline, carriage return or other
+/// control character but tab; `PMI_ERR_INVALID_VAL_LENGTH` if
+/// it is longer than the value maximum less one; `PMI_ERR_INIT` if not initialized;
+/// `PMI_FAIL` if the server fails. Nothing is sent when an argument is refused.
+///
+/// # Safety
+/// Each argument is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Put(
+    kvsname: *const c_char,
+    key: *const c_char,
+    value: *const c_char,
+) -> c_int {
+    guard(
+        |f| {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let (kvsname, key, value) =
+                unsafe { (ffi::show(kvsname), ffi::show(key), ffi::show(value)) };
+            write!(f, "PMI_KVS_Put({kvsname}, {key}, {value})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let (kvsname, key, value) = unsafe {
+                (
+                    ffi::bytes_in(kvsname)?,
+                    ffi::bytes_in(key)?,
+                    ffi::bytes_in(value)?,
+                )
+            };
+            state::with_client(|c| c.put(kvsname, key, value))
+        },
+    )
+}
+
+/// Commit the puts made so far. Every put already reached the server, so this is local:
+/// it only checks `kvsname`.
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `kvsname` is NULL;
+/// `PMI_ERR_INVALID_KVS` if it is not this process group's; `PMI_ERR_INIT` if not
+/// initialized.
+///
+/// # Safety
+/// `kvsname` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Commit(kvsname: *const c_char) -> c_int {
+    guard(
+        |f| {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let kvsname = unsafe { ffi::show(kvsname) };
+            write!(f, "PMI_KVS_Commit({kvsname})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            let kvsname = unsafe { ffi::bytes_in(kvsname) }?;
+            state::with_client(|c| c.commit(kvsname))
+        },
+    )
+}
+
+/// Copy the value of `key` in `kvsname`, and its NUL, into `value`, which has `length`
+/// bytes (`get`, one round trip; a key read once is answered from a cache afterwards,
+/// because RFC 13 keys are put once).
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL;
+/// `PMI_ERR_INVALID_LENGTH` if `length` < 1 or the value and its NUL do not fit (nothing
+/// is written, never a truncation); `PMI_ERR_INVALID_KVS` if `kvsname` is not this process
+/// group's; `PMI_ERR_INVALID_KEY` if the key is malformed (as for `PMI_KVS_Put`) or the
+/// server does not have it (the connection stays usable);
+/// `PMI_ERR_INVALID_KEY_LENGTH` if it is too long; `PMI_ERR_INIT` if not initialized;
+/// `PMI_FAIL` if the server fails.
+///
+/// # Safety
+/// `kvsname` and `key` are NULL or NUL-terminated strings; `value` is NULL or points to
+/// `length` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Get(
+    kvsname: *const c_char,
+    key: *const c_char,
+    value: *mut c_char,
+    length: c_int,
+) -> c_int {
+    guard(
+        |f| {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let (kvsname, key) = unsafe { (ffi::show(kvsname), ffi::show(key)) };
+            write!(f, "PMI_KVS_Get({kvsname}, {key}, {value:p}, {length})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or NUL-terminated strings, and NULL or `length`
+            // writable bytes.
+            let (kvsname, key, out) = unsafe {
+                (
+                    ffi::bytes_in(kvsname)?,
+                    ffi::bytes_in(key)?,
+                    ffi::out_str(value, length)?,
+                )
+            };
+            state::with_client(|c| out.write(c.get(kvsname, key)?))
+        },
+    )
+}
+
+/// Block until every process of the process group has entered the barrier
+/// (`barrier_in` / `barrier_out`). Puts made before it are visible to every process
+/// after it.
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server
+/// fails.
+#[unsafe(no_mangle)]
+pub extern "C" fn PMI_Barrier() -> c_int {
+    guard(
+        |f| f.write_str("PMI_Barrier()"),
+        || state::with_client(|c| c.barrier()),
+    )
+}
+
+/// Not supported: the PMI-1.1 wire protocol has no command to create a keyval space
+/// (Hydra kills the whole job on `create_kvs`), so nothing is sent.
+///
+/// Returns `PMI_ERR_INVALID_ARG` if `kvsname` is NULL; `PMI_ERR_INVALID_LENGTH` if
+/// `length` < 1; `PMI_ERR_INIT` if not initialized; otherwise `PMI_FAIL`.
+///
+/// # Safety
+/// `kvsname` is NULL or points to `length` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Create(kvsname: *mut c_char, length: c_int) -> c_int {
+    guard(
+        |f| write!(f, "PMI_KVS_Create({kvsname:p}, {length})"),
+        || {
+            // SAFETY: the caller passes NULL or `length` writable bytes.
+            unsafe { ffi::out_str(kvsname, length) }?;
+            state::with_client(|_| Err(unsupported("PMI_KVS_Create", "no create_kvs in PMI-1.1")))
+        },
+    )
+}
+
+/// Not supported: the PMI-1.1 wire protocol has no command to destroy a keyval space
+/// (Hydra kills the whole job on `destroy_kvs`), so nothing is sent.
+///
+/// Returns `PMI_ERR_INVALID_ARG` if `kvsname` is NULL; `PMI_ERR_INIT` if not
+/// initialized; otherwise `PMI_FAIL`.
+///
+/// # Safety
+/// `kvsname` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Destroy(kvsname: *const c_char) -> c_int {
+    guard(
+        |f| {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let kvsname = unsafe { ffi::show(kvsname) };
+            write!(f, "PMI_KVS_Destroy({kvsname})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            unsafe { ffi::bytes_in(kvsname) }?;
+            state::with_client(|_| Err(unsupported("PMI_KVS_Destroy", "no destroy_kvs in PMI-1.1")))
+        },
+    )
+}
+
+/// Check the arguments shared by the two iterator calls, then refuse.
+///
+/// # Safety
+/// As for `PMI_KVS_Iter_first`.
+unsafe fn iterate(
+    call: &str,
+    kvsname: *const c_char,
+    key: *mut c_char,
+    key_len: c_int,
+    val: *mut c_char,
+    val_len: c_int,
+) -> c_int {
+    guard(
+        |f| {
+            // SAFETY: the caller passes NULL or NUL-terminated strings.
+            let kvsname = unsafe { ffi::show(kvsname) };
+            write!(
+                f,
+                "{call}({kvsname}, {key:p}, {key_len}, {val:p}, {val_len})"
+            )
+        },
+        || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string, and NULL or
+            // `key_len` / `val_len` writable bytes.
+            let kvsname = unsafe {
+                ffi::out_str(key, key_len)?;
+                ffi::out_str(val, val_len)?;
+                ffi::bytes_in(kvsname)?
+            };
+            state::with_client(|c| {
+                c.check_kvsname(kvsname)?;
+                Err::<(), PmiError>(unsupported(call, "no getbyidx in PMI-1.1"))
+            })
+        },
+    )
+}
+
+/// Not supported: iterating needs `getbyidx`, which PMI-1.1 servers do not know (Hydra
+/// kills the whole job on it), so nothing is sent and nothing is written.
+///
+/// Returns `PMI_ERR_INVALID_ARG` if a pointer is NULL; `PMI_ERR_INVALID_LENGTH` if a
+/// length < 1; `PMI_ERR_INIT` if not initialized; `PMI_ERR_INVALID_KVS` if `kvsname`
+/// is not this process group's; otherwise `PMI_FAIL`.
+///
+/// # Safety
+/// `kvsname` is NULL or a NUL-terminated string; `key` and `val` are NULL or point to
+/// `key_len` and `val_len` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Iter_first(
+    kvsname: *const c_char,
+    key: *mut c_char,
+    key_len: c_int,
+    val: *mut c_char,
+    val_len: c_int,
+) -> c_int {
+    // SAFETY: same contract as this function's.
+    unsafe { iterate("PMI_KVS_Iter_first", kvsname, key, key_len, val, val_len) }
+}
+
+/// Not supported, as `PMI_KVS_Iter_first`; same return codes.
+///
+/// # Safety
+/// As for `PMI_KVS_Iter_first`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_KVS_Iter_next(
+    kvsname: *const c_char,
+    key: *mut c_char,
+    key_len: c_int,
+    val: *mut c_char,
+    val_len: c_int,
+) -> c_int {
+    // SAFETY: same contract as this function's.
+    unsafe { iterate("PMI_KVS_Iter_next", kvsname, key, key_len, val, val_len) }
+}

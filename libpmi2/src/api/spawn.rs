@@ -1,0 +1,191 @@
+//! `PMI2_Job_Spawn`, and reading its C arrays.
+
+use libc::{c_char, c_int};
+
+use pmi_core::backend::SpawnCommand;
+use pmi_core::error::{PmiError, PmiResult};
+use pmi_core::{ffi, trace};
+
+use crate::api::*;
+use crate::codes::guard;
+
+/// Spawn `count` commands as a new job: `cmds[i]` with `argcs[i]` arguments
+/// `argvs[i][0..]`, `maxprocs[i]` processes, `info_keyval_sizes[i]` info entries in the
+/// array `info_keyval_vectors[i]`; the `preput_keyval_size` entries
+/// `*preput_keyval_vector[j]` are put in the new job's key-value space. The new job's
+/// id goes to `jobId` (`jobIdSize` bytes) when the server gives one (Hydra 4.0.2, Slurm,
+/// PMIx; MPICH 5.0.2's Hydra does not: "" then, and "" with a trace line when it does
+/// not fit), and a code per process to `errors`.
+///
+/// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_NUM_ARGS`/`_ARGS`/`_ARG`/`_SIZE`/
+/// `_KEY`/`_VAL` for bad arguments (nothing sent); `PMI2_FAIL` if the server refuses.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI2_Job_Spawn(
+    count: c_int,
+    cmds: *mut *const c_char,
+    argcs: *mut c_int,
+    argvs: *mut *mut *const c_char,
+    maxprocs: *const c_int,
+    info_keyval_sizes: *const c_int,
+    info_keyval_vectors: *mut *const MPID_Info,
+    preput_keyval_size: c_int,
+    preput_keyval_vector: *mut *const MPID_Info,
+    jobId: *mut c_char,
+    jobIdSize: c_int,
+    errors: *mut c_int,
+) -> c_int {
+    guard(
+        |f| {
+            write!(f, "PMI2_Job_Spawn({count}, {cmds:p}, {argcs:p}, {argvs:p}, {maxprocs:p}, {info_keyval_sizes:p}, {info_keyval_vectors:p}, {preput_keyval_size}, {preput_keyval_vector:p}, {jobId:p}, {jobIdSize}, {errors:p})")
+        },
+        || {
+            let n = usize::try_from(count)
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or(PmiError::InvalidNumArgs)?;
+            if cmds.is_null() || maxprocs.is_null() || errors.is_null() {
+                return Err(PmiError::InvalidArg);
+            }
+            // SAFETY: non-NULL, and the caller promises `count` elements.
+            let (cmds, maxprocs) = unsafe {
+                (
+                    std::slice::from_raw_parts(cmds.cast_const(), n),
+                    std::slice::from_raw_parts(maxprocs, n),
+                )
+            };
+            let mut commands = Vec::with_capacity(n);
+            let mut total = 0usize;
+            for i in 0..n {
+                // SAFETY: each command is NULL or a NUL-terminated string.
+                let execname =
+                    unsafe { ffi::bytes_in(cmds[i]) }.map_err(|_| PmiError::InvalidArgs)?;
+                let procs = u32::try_from(maxprocs[i])
+                    .ok()
+                    .filter(|&p| p >= 1)
+                    .ok_or(PmiError::InvalidSize)?;
+                total = total
+                    .checked_add(procs as usize)
+                    .ok_or(PmiError::InvalidSize)?;
+                // SAFETY: `argcs`/`argvs` are NULL or hold `count` elements, argvs[i]
+                // holding argcs[i] strings.
+                let args = unsafe { args_of(argcs.cast_const(), argvs.cast_const(), i) }?;
+                // SAFETY: the info arrays are NULL or hold `count` elements, each an
+                // array of its size of entries.
+                let info =
+                    unsafe { info_of(info_keyval_sizes, info_keyval_vectors.cast_const(), i) }?;
+                commands.push(SpawnCommand {
+                    execname,
+                    args,
+                    maxprocs: procs,
+                    info,
+                });
+            }
+            // SAFETY: the caller promises `preput_keyval_size` pointers to entries.
+            let preput =
+                unsafe { preput_of(preput_keyval_vector.cast_const(), preput_keyval_size) }?;
+            // SAFETY: non-NULL, and the caller promises a slot per process requested.
+            let errors = unsafe { std::slice::from_raw_parts_mut(errors, total) };
+            let id = with_client(|c| c.spawn(&commands, &preput, errors))?.unwrap_or_default();
+            if !jobId.is_null() && jobIdSize > 0 {
+                // The processes are started: an id too long for the buffer is not an
+                // error of the spawn; "" then, and a trace line says so.
+                let fits = id.len() < usize::try_from(jobIdSize).unwrap_or(0);
+                if !fits {
+                    trace::line(format_args!(
+                        "PMI2_Job_Spawn: the new job's id \"{}\" does not fit in {jobIdSize} bytes: \"\" given",
+                        id.escape_ascii()
+                    ));
+                }
+                // SAFETY: `jobId` has `jobIdSize` writable bytes.
+                unsafe { write_str(jobId, jobIdSize, if fits { &id } else { b"" }) }?;
+            }
+            Ok(())
+        },
+    )
+}
+
+/// # Safety
+/// As for `PMI2_Job_Spawn`'s `argcs` and `argvs`.
+unsafe fn args_of<'a>(
+    argcs: *const c_int,
+    argvs: *const *mut *const c_char,
+    i: usize,
+) -> PmiResult<Vec<&'a [u8]>> {
+    if argcs.is_null() || argvs.is_null() {
+        return Ok(Vec::new());
+    }
+    // SAFETY: both hold more than `i` elements.
+    let (argc, argv) = unsafe { (*argcs.add(i), *argvs.add(i)) };
+    let argc = usize::try_from(argc).map_err(|_| PmiError::InvalidArgs)?;
+    if argc == 0 {
+        return Ok(Vec::new());
+    }
+    if argv.is_null() {
+        return Err(PmiError::InvalidArgs);
+    }
+    (0..argc)
+        // SAFETY: `argv` holds `argc` NUL-terminated strings.
+        .map(|j| unsafe { ffi::bytes_in(*argv.add(j)) }.map_err(|_| PmiError::InvalidArgs))
+        .collect()
+}
+
+/// # Safety
+/// As for `PMI2_Job_Spawn`'s info arrays.
+unsafe fn info_of<'a>(
+    sizes: *const c_int,
+    vectors: *const *const MPID_Info,
+    i: usize,
+) -> PmiResult<Vec<(&'a [u8], &'a [u8])>> {
+    if sizes.is_null() {
+        return Ok(Vec::new());
+    }
+    // SAFETY: `sizes` holds more than `i` elements.
+    let n = usize::try_from(unsafe { *sizes.add(i) }).map_err(|_| PmiError::InvalidSize)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if vectors.is_null() {
+        return Err(PmiError::InvalidArg);
+    }
+    // SAFETY: `vectors` holds more than `i` elements.
+    let entries = unsafe { *vectors.add(i) };
+    if entries.is_null() {
+        return Err(PmiError::InvalidArg);
+    }
+    // SAFETY: `entries` is an array of `n` entries.
+    let entries = unsafe { std::slice::from_raw_parts(entries, n) };
+    entries.iter().map(pair).collect()
+}
+
+/// # Safety
+/// `vector` is NULL (with `n` 0) or holds `n` pointers to entries.
+unsafe fn preput_of<'a>(
+    vector: *const *const MPID_Info,
+    n: c_int,
+) -> PmiResult<Vec<(&'a [u8], &'a [u8])>> {
+    let n = usize::try_from(n).map_err(|_| PmiError::InvalidSize)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if vector.is_null() {
+        return Err(PmiError::InvalidArg);
+    }
+    (0..n)
+        .map(|j| {
+            // SAFETY: `vector` holds `n` pointers, each NULL or to one entry.
+            let entry = unsafe { (*vector.add(j)).as_ref() }.ok_or(PmiError::InvalidArg)?;
+            pair(entry)
+        })
+        .collect()
+}
+
+fn pair<'a>(entry: &MPID_Info) -> PmiResult<(&'a [u8], &'a [u8])> {
+    // SAFETY: an entry's key and value are NULL or NUL-terminated strings that outlive
+    // the call.
+    unsafe {
+        Ok((
+            ffi::bytes_in(entry.key).map_err(|_| PmiError::InvalidKey)?,
+            ffi::bytes_in(entry.value).map_err(|_| PmiError::InvalidVal)?,
+        ))
+    }
+}
