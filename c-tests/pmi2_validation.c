@@ -60,6 +60,43 @@ int main(void)
     CHECK_RC(PMI2_KVS_Put("k-semicolon", "v;w"), PMI2_ERR_INVALID_VAL);
     CHECK_RC(PMI2_KVS_Put("k-long", val1024), PMI2_ERR_INVALID_VAL_LENGTH);
     CHECK_RC(PMI2_KVS_Put(key63, val1023), PMI2_SUCCESS);
+    /* An empty value is refused, as by libpmi.so.0 (MPICH 5.0.2's mpiexec exits 255 on
+     * `value=;`); a ';' in a service name or port too (servers cut the port at it). */
+    CHECK_RC(PMI2_KVS_Put("k-empty", ""), PMI2_ERR_INVALID_VAL);
+    CHECK_RC(PMI2_Info_PutNodeAttr("na-empty", ""), PMI2_ERR_INVALID_VAL);
+    CHECK_RC(PMI2_Nameserv_publish("svc;x", NULL, "port"), PMI2_ERR_INVALID_ARG);
+    CHECK_RC(PMI2_Nameserv_publish("svc-semicolon", NULL, "tcp://h;1"), PMI2_ERR_INVALID_ARG);
+    /* Spawn requests a server cannot take, refused before anything is sent: 1000
+     * arguments (Hydra 4.0.2's mpiexec segfaults on 999, Hydra 5.0.2's aborts on 1000),
+     * 600 info entries (Hydra 5.0.2 aborts), a ';' in an argument or a preput value
+     * (Hydra 5.0.2 segfaults; Hydra 4.0.2 cuts it). */
+    {
+        static const char *many[1000];
+        static MPID_Info infos[600];
+        const char *cmds[] = {"/bin/true"}, *semi[] = {"a;b"};
+        const char **argvs[] = {many}, **argvs_semi[] = {semi};
+        int argcs[] = {1000}, one[] = {1}, procs[] = {1}, none[] = {0}, errors[1];
+        int info_sizes[] = {600};
+        const MPID_Info *info_vec[] = {infos};
+        MPID_Info bad = {0, 0, 0, NULL, (char *)"pk", (char *)"x;y"};
+        const MPID_Info *preput[] = {&bad};
+        for (int i = 0; i < 1000; i++)
+            many[i] = "a";
+        for (int i = 0; i < 600; i++)
+            infos[i].key = (char *)"wdir", infos[i].value = (char *)"/tmp";
+        CHECK_RC(PMI2_Job_Spawn(1, cmds, argcs, argvs, procs, none, NULL, 0, NULL, jobid,
+                                sizeof jobid, errors),
+                 PMI2_ERR_INVALID_ARGS);
+        CHECK_RC(PMI2_Job_Spawn(1, cmds, none, argvs, procs, info_sizes, info_vec, 0, NULL,
+                                jobid, sizeof jobid, errors),
+                 PMI2_ERR_INVALID_ARGS);
+        CHECK_RC(PMI2_Job_Spawn(1, cmds, one, argvs_semi, procs, none, NULL, 0, NULL, jobid,
+                                sizeof jobid, errors),
+                 PMI2_ERR_INVALID_ARGS);
+        CHECK_RC(PMI2_Job_Spawn(1, cmds, none, argvs, procs, none, NULL, 1, preput, jobid,
+                                sizeof jobid, errors),
+                 PMI2_ERR_INVALID_VAL);
+    }
     char mine[64];
     snprintf(mine, sizeof mine, "mine-%d", rank);
     CHECK_RC(PMI2_KVS_Put(mine, "a b=c\td"), PMI2_SUCCESS);

@@ -297,7 +297,12 @@ int PMI2_Nameserv_unpublish(const char *service_name, const struct MPID_Info *in
  * not fit), and a code per process to `errors`.
  *
  * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_NUM_ARGS`/`_ARGS`/`_ARG`/`_SIZE`/
- * `_KEY`/`_VAL` for bad arguments (nothing sent); `PMI2_FAIL` if the server refuses.
+ * `_KEY`/`_VAL` for bad arguments (nothing sent): `PMI2_ERR_INVALID_ARGS` also for an
+ * empty argument, one holding a `;`, or a request of more than 998 fields in all
+ * (arguments, two per info and preput entry, four per command; the Hydras die on
+ * 1000), `PMI2_ERR_INVALID_VAL` for an empty value or one holding a `;`;
+ * `PMI2_ERR_INVALID_LENGTH` when the request would pass 64 KiB; `PMI2_FAIL` if the
+ * server refuses.
  */
 int PMI2_Job_Spawn(int count, const char **cmds, int *argcs, const char ***argvs, const int *maxprocs, const int *info_keyval_sizes, const struct MPID_Info **info_keyval_vectors, int preput_keyval_size, const struct MPID_Info **preput_keyval_vector, char *jobId, int jobIdSize, int *errors);
 

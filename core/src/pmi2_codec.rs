@@ -12,6 +12,12 @@ use crate::error::{PmiError, PmiResult};
 pub const LEN_DIGITS: usize = 6;
 /// The longest command either side may send: MPICH's and Slurm's `PMII_MAX_COMMAND_LEN`.
 pub const MAX_COMMAND: usize = 64 * 1024;
+/// The most `key=value` fields in a command, `cmd` included: MPICH 5.0.2's Hydra aborts
+/// mpiexec on a command of 1000 (`num_tokens < 1000`: a spawn of 1000 arguments, or of
+/// 600 info entries), and Hydra 4.0.2's mpiexec segfaults on a spawn of 999 arguments
+/// (measured; issue 24). Only a spawn request comes near.
+pub const MAX_FIELDS: usize = 999;
+
 /// How replies are found in the bytes read: six characters of length, then the command.
 pub const FRAMES: Framing = Framing {
     cap: MAX_COMMAND + LEN_DIGITS,
@@ -36,9 +42,13 @@ pub const MAX_ATTRVALUE: usize = 1024;
 
 /// Build one framed command: `encode(buf, "kvs-put", &[("key", k), ("value", v)])` gives
 /// `     NNcmd=kvs-put;key=k;value=v;` with every `;` in a key or value doubled.
-/// `PMI_ERR_INVALID_LENGTH` (nothing built) when the command would pass [`MAX_COMMAND`].
+/// `PMI_ERR_INVALID_LENGTH` (nothing built) when the command would pass [`MAX_COMMAND`];
+/// `PMI_ERR_INVALID_ARGS` when it has more than [`MAX_FIELDS`] fields.
 pub fn encode(buf: &mut Vec<u8>, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<()> {
     buf.clear();
+    if fields.len() + 1 > MAX_FIELDS {
+        return Err(PmiError::InvalidArgs);
+    }
     buf.extend_from_slice(&[b' '; LEN_DIGITS]);
     push_field(buf, b"cmd", cmd.as_bytes());
     for (key, value) in fields {
@@ -283,6 +293,19 @@ mod tests {
         assert_eq!(
             encode(&mut buf, "kvs-put", &[("value", &big)]),
             Err(PmiError::InvalidLength)
+        );
+        assert!(buf.is_empty());
+    }
+
+    #[test]
+    fn at_most_max_fields() {
+        let mut buf = Vec::new();
+        let fields = vec![("argv", &b"a"[..]); MAX_FIELDS - 1];
+        assert_eq!(encode(&mut buf, "spawn", &fields), Ok(()));
+        let fields = vec![("argv", &b"a"[..]); MAX_FIELDS];
+        assert_eq!(
+            encode(&mut buf, "spawn", &fields),
+            Err(PmiError::InvalidArgs)
         );
         assert!(buf.is_empty());
     }
