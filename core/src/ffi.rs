@@ -27,6 +27,40 @@ impl Codes {
     }
 }
 
+impl Codes {
+    /// Compare the table with a C header's `#define NAME VALUE` lines (the reference
+    /// headers' numbers): every code named in the table must be defined there with the
+    /// same value, and every error must have exactly one row. The mismatches, if any.
+    pub fn check_against(&self, header: &str) -> Result<(), String> {
+        let defined = |name: &str| {
+            header.lines().find_map(|line| {
+                let mut words = line.split_whitespace();
+                (words.next() == Some("#define") && words.next() == Some(name))
+                    .then(|| words.next().and_then(|v| v.parse::<c_int>().ok()))
+                    .flatten()
+            })
+        };
+        let mut wrong = Vec::new();
+        let rows = std::iter::once(self.success).chain(self.errors.iter().map(|r| (r.1, r.2)));
+        for (code, name) in rows {
+            if defined(name) != Some(code) {
+                wrong.push(format!("{name} = {code}, the header: {:?}", defined(name)));
+            }
+        }
+        for e in PmiError::ALL {
+            let n = self.errors.iter().filter(|row| row.0 == e).count();
+            if n != 1 {
+                wrong.push(format!("{e} has {n} rows"));
+            }
+        }
+        if wrong.is_empty() {
+            Ok(())
+        } else {
+            Err(wrong.join("; "))
+        }
+    }
+}
+
 /// Run an export's body: `Ok` → the API's success code, `Err(e)` → its code for `e`, a
 /// panic → its code for `PmiError::Fail`. Nothing unwinds into C. With `PMI_DEBUG`, the
 /// call (as `call` writes it, only then) is traced with the code's name, without

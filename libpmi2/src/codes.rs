@@ -131,3 +131,17 @@ pub(crate) fn guard(
 ) -> c_int {
     pmi_core::ffi::guard(&CODES, call, body)
 }
+
+#[cfg(test)]
+mod tests {
+    /// The numbers are Slurm's reference `pmi2.h` (libpmi2-0-dev, which `make deps`
+    /// installs; `SLURM_INCLUDE` names another directory).
+    #[test]
+    fn codes_are_the_reference_numbers() {
+        let dir = std::env::var("SLURM_INCLUDE").unwrap_or_else(|_| "/usr/include/slurm".into());
+        let path = format!("{dir}/pmi2.h");
+        let header = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e} (make deps installs Slurm's headers)"));
+        super::CODES.check_against(&header).unwrap();
+    }
+}

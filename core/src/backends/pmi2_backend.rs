@@ -51,9 +51,7 @@ impl Pmi2Wire {
         let refuse = |why: String| trace::fatal(format_args!("PMI2_Init: {why}"));
         let mut conn = Conn::from_fd(job.fd).map_err(refuse)?;
         conn.set_timeout(timeout);
-        let mut wire2 = Pmi2Wire::init(conn, Some(job.rank), job.jobid.as_deref())?;
-        wire2.has_ring = job.jobid.is_some();
-        Ok(wire2)
+        Pmi2Wire::init(conn, Some(job.rank), job.jobid.as_deref())
     }
 
     /// `PMI_PORT` mode: the server learns who this is from `PMI_ID`.
@@ -64,7 +62,8 @@ impl Pmi2Wire {
         Pmi2Wire::init(conn, Some(port.id), None)
     }
 
-    /// The PMI-1 style version line, then `fullinit`: two round trips.
+    /// The PMI-1 style version line, then `fullinit`: two round trips. `jobid`: Slurm's
+    /// `PMI_JOBID`, which only Slurm's plugin sets (and with it, the ring).
     pub fn init(mut conn: Conn, rank: Option<i32>, jobid: Option<&[u8]>) -> PmiResult<Pmi2Wire> {
         let reply = call_line(
             &mut conn,
@@ -110,7 +109,7 @@ impl Pmi2Wire {
                 spawned,
             },
             appnum,
-            has_ring: false,
+            has_ring: jobid.is_some(),
             value: Vec::new(),
             reply: Command::default(),
         };

@@ -1,7 +1,8 @@
-//! A scripted PMI-1 server on a socketpair, for tests that assert on the wire.
+//! A scripted PMI server on a socketpair, for tests that assert on the wire: it speaks
+//! PMI-1 lines and PMI-2 frames.
 //!
 //! A [`Script`] is a list of [`Step`]s run in order by a server thread: read one line
-//! from the client and check it, write raw bytes (at once or one byte at a time),
+//! (or one PMI-2 frame) from the client and check it, write raw bytes (at once or one byte at a time),
 //! pause, or close the socket. Every byte the client sends is recorded, including
 //! bytes sent after the script ran out, until the client closes its end; joining the
 //! server with [`finish`] returns that transcript.
@@ -36,6 +37,9 @@ pub const KVS: &[u8] = b"kvs_3162_0_1666487188_vm";
 pub enum Step {
     /// Read one line from the client; it must be exactly this (newline included).
     Expect(Vec<u8>),
+    /// Read one PMI-2 frame (six characters of length, then the command); its command
+    /// must be exactly this.
+    ExpectFrame(Vec<u8>),
     /// Write these bytes in one write.
     Send(Vec<u8>),
     /// Write these bytes one at a time, pausing [`DRIBBLE_PAUSE`] after each.
@@ -67,6 +71,22 @@ impl Script {
         self.step(Step::Expect(line.as_ref().to_vec()))
     }
 
+    /// Expect the PMI-2 frame whose command is `command` (`cmd=...;`).
+    pub fn expect_frame(self, command: impl AsRef<[u8]>) -> Script {
+        self.step(Step::ExpectFrame(command.as_ref().to_vec()))
+    }
+
+    /// Write `command` framed as PMI-2 servers write it: its length, left-justified in
+    /// six characters, then the command.
+    pub fn send_frame(self, command: impl AsRef<[u8]>) -> Script {
+        self.send(frame(command.as_ref()))
+    }
+
+    /// Expect the frame `request`, answer the frame `reply`.
+    pub fn exchange_frames(self, request: impl AsRef<[u8]>, reply: impl AsRef<[u8]>) -> Script {
+        self.expect_frame(request).send_frame(reply)
+    }
+
     /// Write `bytes` as they are.
     pub fn send(self, bytes: impl AsRef<[u8]>) -> Script {
         self.step(Step::Send(bytes.as_ref().to_vec()))
@@ -95,6 +115,13 @@ impl Script {
         self.steps.extend(other.steps);
         self
     }
+}
+
+/// `command` framed: its length left-justified in six characters, then the command.
+pub fn frame(command: &[u8]) -> Vec<u8> {
+    let mut out = format!("{:<6}", command.len()).into_bytes();
+    out.extend_from_slice(command);
+    out
 }
 
 pub const INIT_REQUEST: &[u8] = b"cmd=init pmi_version=1 pmi_subversion=1\n";
@@ -150,6 +177,78 @@ pub fn serve(script: Script) -> (UnixStream, JoinHandle<Vec<u8>>) {
         .spawn(move || run(server, script.steps))
         .expect("spawn the server thread");
     (client, handle)
+}
+
+/// Run `script` in a forked process on a connection the library will accept as its
+/// `PMI_FD` ([`in_child`]), as rank `rank` of `size`.
+pub fn serve_in_child(script: Script, rank: i32, size: i32) -> JoinHandle<Vec<u8>> {
+    in_child(move |server| run(server, script.steps), rank, size)
+}
+
+/// Run `serve` in a forked process on a connection the library will accept as its
+/// `PMI_FD` (inherited, not close-on-exec, and connected to another process, as a
+/// launcher's is: the library refuses a socket whose peer is itself), and set `PMI_FD`,
+/// `PMI_RANK` and `PMI_SIZE` for the library's init. Returns a thread that yields what
+/// `serve` returned (what the client sent) once it is over; [`finish`] it. A failure in
+/// the server fails the test there.
+pub fn in_child(
+    serve: impl FnOnce(UnixStream) -> Vec<u8> + std::panic::UnwindSafe,
+    rank: i32,
+    size: i32,
+) -> JoinHandle<Vec<u8>> {
+    use std::os::fd::{AsRawFd, IntoRawFd};
+    use std::os::unix::net::UnixListener;
+    let path = std::env::temp_dir().join(format!("pmi-scripted-{}.sock", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let (mut record_in, mut record_out) = UnixStream::pair().expect("socketpair");
+    // SAFETY: the child only serves its socket and writes what it recorded, then leaves
+    // with _exit without running the parent's code (glibc keeps malloc usable after fork).
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork");
+    if pid == 0 {
+        drop(record_in);
+        // The child listens: the peer the library sees is then the child.
+        let served = std::panic::catch_unwind(move || {
+            let listener = UnixListener::bind(&path).expect("bind");
+            let (server, _) = listener.accept().expect("accept");
+            serve(server)
+        });
+        let code = match served {
+            Ok(transcript) => i32::from(record_out.write_all(&transcript).is_err()),
+            Err(_) => 1,
+        };
+        // SAFETY: ends the child at once, as a forked child must.
+        unsafe { libc::_exit(code) };
+    }
+    drop(record_out);
+    let mut tries = 0;
+    let client = loop {
+        match UnixStream::connect(&path) {
+            Ok(client) => break client,
+            Err(_) if tries < 500 => {
+                tries += 1;
+                thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => panic!("cannot connect to the server: {e}"),
+        }
+    };
+    let _ = std::fs::remove_file(&path);
+    // SAFETY: F_SETFD on an fd this function owns: the PMI_FD a launcher passes is
+    // inherited, so it is not close-on-exec.
+    unsafe { libc::fcntl(client.as_raw_fd(), libc::F_SETFD, 0) };
+    std::env::set_var("PMI_FD", client.into_raw_fd().to_string());
+    std::env::set_var("PMI_RANK", rank.to_string());
+    std::env::set_var("PMI_SIZE", size.to_string());
+    std::env::remove_var("PMI_DEBUG");
+    thread::spawn(move || {
+        let mut transcript = Vec::new();
+        let _ = record_in.read_to_end(&mut transcript);
+        let mut status = 0;
+        // SAFETY: reaps the child started above; `status` is a valid int.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        assert_eq!(status, 0, "the server failed (its message is above)");
+        transcript
+    })
 }
 
 /// Join the server and return what the client sent; a failure inside the server
@@ -244,6 +343,22 @@ fn run(mut stream: UnixStream, steps: Vec<Step>) -> Vec<u8> {
                     );
                 }
             }
+            Step::ExpectFrame(want) => {
+                let got = rx.frame(&mut stream).unwrap_or_else(|why| {
+                    panic!(
+                        "step {i}: expected the frame {:?}, but {why}; the client sent {:?}",
+                        show(&want),
+                        show(&rx.transcript)
+                    )
+                });
+                if got != want {
+                    panic!(
+                        "step {i}: expected the frame {:?}, got {:?}",
+                        show(&want),
+                        show(&got)
+                    );
+                }
+            }
             Step::Send(bytes) => {
                 if stream.write_all(&bytes).is_err() {
                     // The client hung up early: the transcript tells what it sent.
@@ -282,6 +397,28 @@ impl Receiver {
         loop {
             if let Some(i) = self.pending.iter().position(|&b| b == b'\n') {
                 return Ok(self.pending.drain(..=i).collect());
+            }
+            match self.read(stream) {
+                Ok(0) => return Err("the client closed the connection".into()),
+                Ok(_) => {}
+                Err(e) => return Err(format!("reading failed ({e})")),
+            }
+        }
+    }
+
+    /// Read until one whole PMI-2 frame is pending and take its command.
+    fn frame(&mut self, stream: &mut UnixStream) -> Result<Vec<u8>, String> {
+        loop {
+            if self.pending.len() >= 6 {
+                let prefix = String::from_utf8_lossy(&self.pending[..6]).into_owned();
+                let len: usize = prefix
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("a frame without a length: {prefix:?}"))?;
+                if self.pending.len() >= 6 + len {
+                    let mut command: Vec<u8> = self.pending.drain(..6 + len).collect();
+                    return Ok(command.split_off(6));
+                }
             }
             match self.read(stream) {
                 Ok(0) => return Err("the client closed the connection".into()),

@@ -1,5 +1,5 @@
 //! An emulating PMI-1 server for tests that drive the library through its C exports:
-//! a forked process on one end of a socketpair that answers every request the way Hydra
+//! a forked process (the shared harness's `in_child`) that answers every request the way Hydra
 //! 4.0.2 does, keeps an in-memory KVS, optionally waits before each reply, and records
 //! every line the client sent. The client end is handed to the library through `PMI_FD`
 //! as a launcher hands it: inherited (not close-on-exec) and connected to another
@@ -7,65 +7,30 @@
 
 #![allow(dead_code)]
 
+#[path = "../../../core/tests/common/mod.rs"]
+mod common;
+
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::os::fd::{AsRawFd, IntoRawFd};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 /// The kvsname the emulated server hands out.
 pub const KVS: &str = "kvs_emulated_0";
 
-/// Start the server; set `PMI_FD`, `PMI_RANK=0`, `PMI_SIZE=1` for the library. `delay`
-/// is slept before every reply (to make the client block in `read`). Returns the thread,
-/// which yields every line the client sent once the client closes its end.
+/// Start the server (in a forked process, `common::in_child`); set `PMI_FD`,
+/// `PMI_RANK=0`, `PMI_SIZE=1` for the library. `delay` is slept before every reply (to
+/// make the client block in `read`). Returns the thread, which yields every line the
+/// client sent once the client closes its end.
 pub fn start(delay: Duration) -> JoinHandle<Vec<String>> {
-    // The server listens and the client connects: the client's peer is then the
-    // server's process (for a socketpair it would be the process that made the pair).
-    let path = std::env::temp_dir().join(format!("pmi-emulated-{}.sock", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    let (mut record_in, record_out) = UnixStream::pair().expect("socketpair");
-    // SAFETY: the child only serves its socket (glibc keeps malloc usable after fork),
-    // writes what it recorded, and leaves with _exit without running the parent's code.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork");
-    if pid == 0 {
-        drop(record_in);
-        let listener = UnixListener::bind(&path).expect("bind");
-        let (server, _) = listener.accept().expect("accept");
-        let lines = serve(server, delay);
-        let mut out = record_out;
-        let _ = out.write_all(lines.concat().as_bytes());
-        drop(out);
-        // SAFETY: ends the child at once, as a forked child must.
-        unsafe { libc::_exit(0) };
-    }
-    drop(record_out);
-    let mut tries = 0;
-    let client = loop {
-        match UnixStream::connect(&path) {
-            Ok(client) => break client,
-            Err(_) if tries < 500 => {
-                tries += 1;
-                thread::sleep(Duration::from_millis(10));
-            }
-            Err(e) => panic!("cannot connect to the emulated server: {e}"),
-        }
-    };
-    let _ = std::fs::remove_file(&path);
-    // SAFETY: F_SETFD on an fd this function owns: the PMI_FD a launcher passes is
-    // inherited, so it is not close-on-exec.
-    unsafe { libc::fcntl(client.as_raw_fd(), libc::F_SETFD, 0) };
-    std::env::set_var("PMI_FD", client.into_raw_fd().to_string());
-    std::env::set_var("PMI_RANK", "0");
-    std::env::set_var("PMI_SIZE", "1");
-    std::env::remove_var("PMI_DEBUG");
+    let server = common::in_child(
+        move |stream| serve(stream, delay).concat().into_bytes(),
+        0,
+        1,
+    );
     thread::spawn(move || {
-        let mut recorded = String::new();
-        let _ = record_in.read_to_string(&mut recorded);
-        // SAFETY: reaps the child started above; a null status pointer is allowed.
-        unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+        let recorded = String::from_utf8_lossy(&common::finish(server)).into_owned();
         recorded.split_inclusive('\n').map(str::to_string).collect()
     })
 }
