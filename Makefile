@@ -33,7 +33,7 @@ TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2))
 RUST_SRC := $(shell find core/src libpmi/src libpmi2/src -name '*.rs') Cargo.toml Cargo.lock \
             core/Cargo.toml core/build.rs libpmi/Cargo.toml libpmi2/Cargo.toml front-build.rs
 
-.PHONY: all lib demo check test-rust lint check-symbols check-header header abi-check \
+.PHONY: all lib demo check test-rust lint check-symbols check-header check-docs header abi-check \
         c-tests test-c asan memcheck check-install install uninstall deps deps-hydra clean
 
 all: lib
@@ -106,7 +106,7 @@ memcheck: deps-hydra c-tests
 demo: deps-hydra $(TBIN)/exchange
 	LD_LIBRARY_PATH=$(CURDIR)/$(LIB) $(MPIEXEC) -launcher fork -hosts a:2,b:2 -n 4 $(TBIN)/exchange
 
-check: deps test-rust lint check-symbols check-header abi-check test-c asan memcheck check-install
+check: deps test-rust lint check-symbols check-header check-docs abi-check test-c asan memcheck check-install
 	@echo "make check: all passed"
 
 test-rust:
@@ -153,6 +153,16 @@ check-header:
 	! grep -E '^#define ' include/pmi.h | grep -vE '^#define (PMI_|PMI_H$$)'
 	! grep -E '^#define ' include/pmi2.h | grep -vE '^#define (PMI2_|PMI2U_Info MPID_Info$$|HAVE_PMIX_RING 1$$)'
 	@echo "check-header: include/pmi.h and include/pmi2.h are up to date; pmi.h defines only PMI_*, pmi2.h PMI2_* (and PMI2U_Info, HAVE_PMIX_RING)"
+
+# Both man pages and the README name every environment variable the library reads (the
+# names in core/src/env.rs outside its tests, and any other var_os of the core).
+check-docs:
+	vars=$$( { awk '/^#\[cfg\(test\)\]/ { exit } { print }' core/src/env.rs; \
+	           grep -rh 'var_os("' core/src; } | grep -o '"[A-Z][A-Z0-9]*_[A-Za-z0-9_]*"' | tr -d '"' | sort -u ); \
+	for v in $$vars; do for d in docs/pmi.3 docs/pmi2.3 README.md; do \
+	  grep -q "$$v" $$d || { echo "check-docs: $$d does not name $$v"; exit 1; }; \
+	done; done; \
+	echo "check-docs: docs/pmi.3, docs/pmi2.3 and README.md name all $$(echo $$vars | wc -w) variables the library reads"
 
 # Programs written against the reference header compile against ours, and our exports
 # have the reference prototypes; the header also compiles as C++ with C linkage.

@@ -16,7 +16,7 @@ if [ $# -ge 2 ] && [ -n "$2" ]; then
     export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 # A launcher sets these for its processes; stale ones from a calling job (the library's
-# own variables, and the launcher markers src/env.rs reads) must not leak into the tests.
+# own variables, and the launcher markers core/src/env.rs reads) must not leak into the tests.
 unset PMI_DEBUG PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE PMI_SPAWNED PMI_JOBID PMI_TIMEOUT \
     PMI_SINGLETON CHECK_DEVIATIONS SLURM_STEP_NUM_TASKS SLURM_PROCID SLURM_STEP_ID \
     PMIX_NAMESPACE PMIX_RANK PMIX_SERVER_URI4 PMIX_SERVER_URI41 OMPI_COMM_WORLD_SIZE \

@@ -91,7 +91,7 @@ launcher_expect() {
             # PMI-2: an unknown job attribute is "found", with the node's network info.
             DEVIATES[pmi2-exchange]=jobattr-unknown-found
             # Takes request lines of at most 1024 bytes though it announces vallen_max
-            # 1024: the library refuses a put whose line would be longer (src/env.rs).
+            # 1024: the library refuses a put whose line would be longer (core/src/env.rs).
             DEVIATES[validation]=request-max-1024
             # PMI_Abort: the step is killed (SIGKILL), srun exits 137, not the code.
             LAUNCHER_DEV[abort]='abort-code-lost|137|: task 0: Killed'
@@ -117,7 +117,7 @@ launcher_expect() {
             CONFORMANCE_ENV=(env CONFORMANCE_SKIP=spawn)
             ;;
         srun-pmix | prterun)
-            # The PMIx backend: PMIx's key limit, our value limit (src/backend/pmix.rs);
+            # The PMIx backend: PMIx's key limit, our value limit (core/src/backends/pmix_backend.rs);
             # the wire's spawn request limits do not apply (CHECK_BACKEND).
             EXPECT_MAXES="256 512 4096"
             export CHECK_BACKEND=pmix

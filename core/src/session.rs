@@ -1,6 +1,6 @@
 //! The lifecycle both APIs share: init (choose and start a backend, once), whether
-//! initialized, finalize, and abort. `api/lifecycle.rs` (PMI-1) and the PMI-2 exports
-//! only convert arguments around these.
+//! initialized, finalize, and abort. Each front's `api/lifecycle.rs` (`libpmi`,
+//! `libpmi2`) only converts arguments around these.
 
 use libc::c_char;
 

@@ -1,4 +1,4 @@
-/* The layouts and constants of the real pmix.h that src/backend/pmix_sys.rs declares,
+/* The layouts and constants of the real pmix.h that src/backends/pmix_lib.rs declares,
  * one "name value" line each, for tests/pmix_abi.rs to compare. Built against Debian's
  * libpmix-dev (pkg-config pmix). */
 #include <pmix.h>

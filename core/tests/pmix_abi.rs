@@ -1,4 +1,4 @@
-//! The PMIx layouts the backend declares (src/backend/pmix_sys.rs) against the real
+//! The PMIx layouts the backend declares (src/backends/pmix_lib.rs) against the real
 //! `pmix.h`: a C program built with Debian's libpmix-dev prints each `sizeof`,
 //! `offsetof` and constant, and every one must equal ours. Also: the attribute names the
 //! backend passes are the ones the header defines.

@@ -1,8 +1,8 @@
 //! The PMIx client library, loaded at run time with `dlopen` (no link-time dependency),
 //! and the only place that calls it. Every `unsafe` of the PMIx backend is here.
 //!
-//! Only what the backend uses is declared: seven structures' layouts (checked against
-//! the real `pmix.h` by `tests/pmix_abi.rs`) and eighteen functions. Values are loaded
+//! Only what the backend uses is declared: five structures' layouts (checked against
+//! the real `pmix.h` by `core/tests/pmix_abi.rs`) and seventeen functions. Values are loaded
 //! and unloaded with PMIx's own `PMIx_Value_load`/`PMIx_Value_unload`/`PMIx_Info_load`,
 //! so the union inside `pmix_value_t` is never read or written here; only its `type`
 //! field is, to know what an answer holds before unloading it.
