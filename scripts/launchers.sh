@@ -79,8 +79,10 @@ launcher_expect() {
             DEVIATES[names]=publish-overwrites
             # Its proxy exits at a PMI-2 client's first line (Slurm's libpmi2.so.0 too):
             # shown once, the other PMI-2 programs are not run.
-            # (Across real hosts its proxies die of SIGSEGV there, and mpiexec exits 255 or 137.)
-            LAUNCHER_DEV[pmi2-exchange]="pmi2-unsupported|$([ "$1" = impi ] && echo 255 || echo nonzero)|exited abnormally"
+            # Its proxy may die of SIGSEGV there, and mpiexec then exits 137 rather than
+            # 255: across real hosts, and on one busy host (pmi2-exchange-n4-2nodes in
+            # one run of two of make ci-stress on 57d68a1). Either way the job fails.
+            LAUNCHER_DEV[pmi2-exchange]="pmi2-unsupported|nonzero|exited abnormally"
             UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-validation-2hosts"
             UNSUPPORTED+=" pmi2-validation-2hosts-cyclic pmi2-names pmi2-ring pmi2-spawn pmi2-threads"
             ;;
