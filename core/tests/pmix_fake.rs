@@ -1,0 +1,181 @@
+//! The PMIx backend over a fake PMIx client library (`tests/fake_pmix.c`, built here into
+//! a shared object and named by `PMI_PMIX_LIBRARY`): which PMIx calls each PMI operation
+//! makes, what it makes of the answers, and what never reaches PMIx. No server, no other
+//! process: a job of one. Its own test binary: the library's state is process-wide.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use pmi_core::backend::SpawnCommand;
+use pmi_core::error::PmiError;
+use pmi_core::rules::Api;
+use pmi_core::{session, state};
+
+/// Build the fake into a fresh directory; its path.
+fn build_fake(dir: &PathBuf) -> PathBuf {
+    let so = dir.join("libfakepmix.so");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake_pmix.c");
+    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args([
+            "-std=gnu99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-shared",
+            "-fPIC",
+            "-o",
+        ])
+        .arg(&so)
+        .arg(src)
+        .status()
+        .expect("cc runs");
+    assert!(status.success(), "tests/fake_pmix.c does not build");
+    so
+}
+
+/// The calls logged since the last look.
+fn calls(log: &PathBuf) -> Vec<String> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    std::fs::remove_file(log).ok();
+    text.lines().map(str::to_string).collect()
+}
+
+fn has(calls: &[String], line: &str) -> bool {
+    calls.iter().any(|c| c == line)
+}
+
+#[test]
+fn the_pmix_backend_over_a_fake_libpmix() {
+    let dir = std::env::temp_dir().join(format!("pmix-fake-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let so = build_fake(&dir);
+    let log = dir.join("calls.log");
+    for name in [
+        "PMI_FD",
+        "PMI_PORT",
+        "PMI_SINGLETON",
+        "PMI_DEBUG",
+        "PMIX_MCA_gds",
+    ] {
+        std::env::remove_var(name);
+    }
+    std::env::set_var("PMI_PMIX_LIBRARY", &so);
+    std::env::set_var("PMIX_NAMESPACE", "fake-ns");
+    std::env::set_var("PMIX_RANK", "0");
+    std::env::set_var("FAKE_PMIX_LOG", &log);
+
+    let id = session::init(Api::Pmi1, "PMI_Init").expect("init");
+    assert_eq!((id.rank, id.size, id.spawned), (0, 1, false));
+    // The client's data store is hash unless the user chose (Slurm's ds21 times out on a
+    // get by an undefined rank).
+    assert_eq!(std::env::var("PMIX_MCA_gds").as_deref(), Ok("hash"));
+    let init = calls(&log);
+    assert_eq!(init[0], "init fake-ns 0 ninfo=0");
+    assert!(
+        has(&init, "get 4294967294 pmix.job.size ninfo=1"),
+        "{init:?}"
+    );
+
+    state::with_client(|c| {
+        assert_eq!(c.kvsname(), Ok(&b"fake-ns"[..]));
+        assert_eq!(c.universe_size(), Ok(2));
+        assert_eq!(c.appnum(), Ok(0));
+        calls(&log);
+        // The library's own keys and the rules: nothing reaches PMIx.
+        assert_eq!(
+            c.put(b"fake-ns", b"libpmi:dir:1", b"x"),
+            Err(PmiError::InvalidKey)
+        );
+        assert_eq!(c.put(b"fake-ns", b"k", b""), Err(PmiError::InvalidVal));
+        assert_eq!(c.put(b"other-ns", b"k", b"v"), Err(PmiError::InvalidKvs));
+        assert_eq!(calls(&log), Vec::<String>::new());
+        assert_eq!(c.put(b"fake-ns", b"k", b"v"), Ok(()));
+        assert_eq!(c.commit(b"fake-ns"), Ok(()));
+        assert_eq!(c.barrier(), Ok(()));
+        let exchange = calls(&log);
+        assert_eq!(exchange[0], "put scope=3 k=v");
+        assert!(has(&exchange, "commit"), "{exchange:?}");
+        // At the barrier, the directory of the keys put since the last one.
+        assert!(
+            exchange
+                .iter()
+                .any(|l| l.starts_with("put scope=3 libpmi:dir:")),
+            "{exchange:?}"
+        );
+        assert!(
+            exchange.iter().any(|l| l.starts_with("fence ")),
+            "{exchange:?}"
+        );
+        assert_eq!(c.get(b"fake-ns", b"k"), Ok(&b"v"[..]));
+        assert_eq!(
+            c.get(b"fake-ns", b"nobody-put-it"),
+            Err(PmiError::InvalidKey)
+        );
+        // The clique from PMIX_LOCAL_PEERS.
+        let mut ranks = [-1; 1];
+        assert_eq!(c.clique_into(&mut ranks), Ok(1));
+        assert_eq!(ranks, [0]);
+        calls(&log);
+        // The name service.
+        assert_eq!(c.publish_name(b"svc", b"tcp://h:1"), Ok(()));
+        assert_eq!(c.lookup_name(b"svc"), Ok(&b"tcp://h:1"[..]));
+        assert_eq!(c.unpublish_name(b"svc"), Ok(()));
+        let names = calls(&log);
+        assert!(has(&names, "publish svc=tcp://h:1"), "{names:?}");
+        assert!(
+            names.iter().any(|l| l.starts_with("lookup svc")),
+            "{names:?}"
+        );
+        assert!(
+            names.iter().any(|l| l.starts_with("unpublish svc")),
+            "{names:?}"
+        );
+        // Spawn: one application (its argv with the command first), the preput pairs in
+        // the children's environment, the info key wdir as the application's cwd, host
+        // as PMIx's.
+        let cmd = SpawnCommand {
+            execname: b"/bin/true",
+            args: vec![b"a1"],
+            maxprocs: 2,
+            info: vec![(b"wdir", b"/tmp"), (b"host", b"n1")],
+        };
+        let mut errors = [-1; 2];
+        assert!(c.spawn(&[cmd], &[(b"pk", b"pv")], &mut errors).is_ok());
+        assert_eq!(errors, [0, 0]);
+        let spawn = calls(&log);
+        for line in [
+            "app /bin/true maxprocs=2 cwd=/tmp ninfo=1",
+            "argv /bin/true",
+            "argv a1",
+            "info pmix.host=n1",
+            "env PMI_PMIX_PARENT=fake-ns",
+            "env PMI_PMIX_PREPUT_NUM=1",
+            "env PMI_PMIX_PREPUT_KEY_0=pk",
+            "env PMI_PMIX_PREPUT_VAL_0=pv",
+        ] {
+            assert!(has(&spawn, line), "no {line:?} in {spawn:?}");
+        }
+        // An info key PMIx has no equivalent for: nothing started.
+        let odd = SpawnCommand {
+            execname: b"/bin/true",
+            args: vec![],
+            maxprocs: 1,
+            info: vec![(b"odd", b"x")],
+        };
+        assert_eq!(
+            c.spawn(&[odd], &[], &mut [0]).err(),
+            Some(PmiError::InvalidKey)
+        );
+        assert_eq!(calls(&log), Vec::<String>::new());
+        Ok(())
+    })
+    .unwrap();
+
+    // Finalize: a fence without data, then PMIx_Finalize.
+    assert_eq!(session::finalize(), Ok(()));
+    let end = calls(&log);
+    let fence = end.iter().position(|l| l.starts_with("fence "));
+    let finalize = end.iter().position(|l| l.starts_with("finalize"));
+    assert!(fence.is_some() && fence < finalize, "{end:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
