@@ -3,7 +3,7 @@
 //! makes, what it makes of the answers, and what never reaches PMIx. No server, no other
 //! process: a job of one. Its own test binary: the library's state is process-wide.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pmi_core::backend::SpawnCommand;
@@ -12,7 +12,7 @@ use pmi_core::rules::Api;
 use pmi_core::{session, state};
 
 /// Build the fake into a fresh directory; its path.
-fn build_fake(dir: &PathBuf) -> PathBuf {
+fn build_fake(dir: &Path) -> PathBuf {
     let so = dir.join("libfakepmix.so");
     let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake_pmix.c");
     let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
@@ -34,7 +34,7 @@ fn build_fake(dir: &PathBuf) -> PathBuf {
 }
 
 /// The calls logged since the last look.
-fn calls(log: &PathBuf) -> Vec<String> {
+fn calls(log: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     std::fs::remove_file(log).ok();
     text.lines().map(str::to_string).collect()
