@@ -171,6 +171,12 @@ run pmix-library-missing-one-task 0 --expect log "a launcher says this job has o
 run pmix-library-missing 2 --expect log "no PMIx client library could be loaded: tried /nonexistent/libpmix.so.2 (" \
     -- env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange" -q
 run singleton-in-allocation 0 -- env SLURM_JOB_ID=7 SLURM_NTASKS=4 "$b/exchange" -q
+# libpmi2.so.0 names its own calls.
+run pmix-library-missing-pmi2 2 --expect log "PMI2_Init: PMIX_NAMESPACE=" --absent log "PMI_Init" \
+    -- env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 \
+    "$b/pmi2_exchange"
+run singleton-pmi2-spawn 1 --expect log "libpmi[0]: PMI2_Job_Spawn: no process manager (singleton mode)" \
+    --absent log "PMI_Spawn_multiple" -- "$b/pmi2_spawn"
 # Tracing from signal handlers (no lock, no allocation) and into a dead stderr (no SIGPIPE).
 run sigsafe-handler 0 -- env PMI_DEBUG=1 "$b/sigsafe" handler 20000
 run sigsafe-abort-in-handler 3 --expect log "terminated by SIGTERM" -- env PMI_DEBUG=1 "$b/sigsafe" abort

@@ -26,6 +26,17 @@ pub enum Api {
     Pmi2,
 }
 
+/// An operation, for messages: each API names it its own way ([`Api::call`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Init,
+    Put,
+    Spawn,
+    Publish,
+    Unpublish,
+    Lookup,
+}
+
 /// Where the job layout (`PMI_process_mapping`) is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MappingSource {
@@ -54,6 +65,25 @@ impl Api {
         match self {
             Api::Pmi1 => "PMI-1",
             Api::Pmi2 => "PMI-2",
+        }
+    }
+
+    /// The C function of this API that carries out `op`, for messages: a PMI-2 program
+    /// is told about `PMI2_Job_Spawn`, not `PMI_Spawn_multiple`.
+    pub fn call(self, op: Op) -> &'static str {
+        match (self, op) {
+            (Api::Pmi1, Op::Init) => "PMI_Init",
+            (Api::Pmi1, Op::Put) => "PMI_KVS_Put",
+            (Api::Pmi1, Op::Spawn) => "PMI_Spawn_multiple",
+            (Api::Pmi1, Op::Publish) => "PMI_Publish_name",
+            (Api::Pmi1, Op::Unpublish) => "PMI_Unpublish_name",
+            (Api::Pmi1, Op::Lookup) => "PMI_Lookup_name",
+            (Api::Pmi2, Op::Init) => "PMI2_Init",
+            (Api::Pmi2, Op::Put) => "PMI2_KVS_Put",
+            (Api::Pmi2, Op::Spawn) => "PMI2_Job_Spawn",
+            (Api::Pmi2, Op::Publish) => "PMI2_Nameserv_publish",
+            (Api::Pmi2, Op::Unpublish) => "PMI2_Nameserv_unpublish",
+            (Api::Pmi2, Op::Lookup) => "PMI2_Nameserv_lookup",
         }
     }
 

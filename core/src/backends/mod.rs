@@ -21,7 +21,7 @@ pub mod singleton_backend;
 use crate::backend::Backend;
 use crate::env::Launch;
 use crate::error::PmiResult;
-use crate::rules::Api;
+use crate::rules::{Api, Op};
 use crate::trace;
 
 /// The wire backend's name, for the trace.
@@ -35,11 +35,12 @@ fn wire_name(api: Api) -> &'static str {
 /// Start the backend the environment asks for: the one place the choice is made.
 /// `timeout` bounds each reply on the wire (`PMI_TIMEOUT`).
 pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dyn Backend>> {
+    let init = api.call(Op::Init);
     let backend: Box<dyn Backend> = match launch {
         Launch::Fd(job) => {
             trace::set_rank(i64::from(job.rank));
             trace::line(format_args!(
-                "PMI_Init: backend {}: PMI_FD={} (rank {} of {})",
+                "{init}: backend {}: PMI_FD={} (rank {} of {})",
                 wire_name(api),
                 job.fd,
                 job.rank,
@@ -52,7 +53,7 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
         }
         Launch::Port(port) => {
             trace::line(format_args!(
-                "PMI_Init: backend {}: PMI_PORT={}:{} PMI_ID={}",
+                "{init}: backend {}: PMI_PORT={}:{} PMI_ID={}",
                 wire_name(api),
                 port.host,
                 port.port,
@@ -68,27 +69,27 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
         Launch::Pmix(found) => {
             trace::set_rank(found.rank_hint.map_or(-1, i64::from));
             trace::line(format_args!(
-                "PMI_Init: backend pmix: no PMI_FD or PMI_PORT, and {}",
+                "{init}: backend pmix: no PMI_FD or PMI_PORT, and {}",
                 found.why
             ));
             match pmix_backend::load(&found) {
                 Ok(lib) => {
-                    let pmix = pmix_backend::Pmix::start(lib, &found, timeout)?;
+                    let pmix = pmix_backend::Pmix::start(lib, &found, timeout, api)?;
                     trace::set_rank(i64::from(pmix.identity().rank));
                     Box::new(pmix)
                 }
                 // A launcher says this is the job's one process: a singleton is no lie.
                 Err(tried) if found.single_process => {
                     trace::warn(format_args!(
-                        "PMI_Init: {}, but no PMIx client library could be loaded (tried \
+                        "{init}: {}, but no PMIx client library could be loaded (tried \
                          {tried}); a launcher says this job has one process: singleton mode",
                         found.why
                     ));
-                    Box::new(singleton_backend::Singleton::new())
+                    Box::new(singleton_backend::Singleton::new(api))
                 }
                 Err(tried) => {
                     return Err(trace::fatal(format_args!(
-                        "PMI_Init: {}, but no PMIx client library could be loaded: tried \
+                        "{init}: {}, but no PMIx client library could be loaded: tried \
                          {tried}; set PMI_PMIX_LIBRARY to the path of libpmix.so.2",
                         found.why
                     )))
@@ -98,9 +99,9 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
         Launch::Singleton => {
             trace::set_rank(0);
             trace::line(format_args!(
-                "PMI_Init: no PMI_FD, PMI_PORT or PMIx server: singleton mode"
+                "{init}: no PMI_FD, PMI_PORT or PMIx server: singleton mode"
             ));
-            Box::new(singleton_backend::Singleton::new())
+            Box::new(singleton_backend::Singleton::new(api))
         }
     };
     Ok(backend)

@@ -38,6 +38,7 @@ use crate::backend::{Backend, Identity, Maxes};
 use crate::env::{PmixEnv, PARENT, PREPUT_KEY, PREPUT_NUM, PREPUT_VAL};
 use crate::error::{PmiError, PmiResult};
 use crate::mapping;
+use crate::rules::{Api, Op};
 use crate::store::Store;
 use crate::trace;
 
@@ -120,6 +121,8 @@ pub struct Pmix {
     timeout: Option<u32>,
     /// Who put which key (module doc).
     dir: Directory,
+    /// Whose calls these are, for messages.
+    api: Api,
 }
 
 /// A service name is a PMIx key: at most `PMIX_MAX_KEYLEN` bytes.
@@ -162,15 +165,21 @@ impl Pmix {
     /// `PMIx_Init` with the loaded library, then read the job's size and whether this
     /// process was spawned. Every failure is one line on stderr and `PMI_FAIL`; one after
     /// `PMIx_Init` finalizes it again.
-    pub fn start(lib: &'static Lib, found: &PmixEnv, timeout: Option<u32>) -> PmiResult<Pmix> {
+    pub fn start(
+        lib: &'static Lib,
+        found: &PmixEnv,
+        timeout: Option<u32>,
+        api: Api,
+    ) -> PmiResult<Pmix> {
+        let init = api.call(Op::Init);
         trace::line(format_args!(
-            "PMI_Init: loaded {} ({})",
+            "{init}: loaded {} ({})",
             lib.path,
             lib.version()
         ));
         let me = lib.init().map_err(|rc| {
             trace::fatal(format_args!(
-                "PMI_Init: {}, but PMIx_Init ({}) failed: {}",
+                "{init}: {}, but PMIx_Init ({}) failed: {}",
                 found.why,
                 lib.path,
                 lib.error_string(rc)
@@ -193,6 +202,7 @@ impl Pmix {
             preput: Store::default(),
             timeout,
             dir: Directory::default(),
+            api,
         };
         match pmix.identify(found) {
             Ok(id) => {
@@ -210,11 +220,12 @@ impl Pmix {
     /// environment only when PMIx names as this process's parent the namespace that wrote
     /// them (a grandchild started by a new launcher inherits them, and must not be fooled).
     fn identify(&mut self, found: &PmixEnv) -> PmiResult<Identity> {
+        let init = self.api.call(Op::Init);
         let size = match self.job_number(b"pmix.job.size") {
             Some(n) if n >= 1 && n <= i64::from(i32::MAX) => n as i32,
             other => {
                 return Err(trace::fatal(format_args!(
-                    "PMI_Init: PMIx gave no usable job size (PMIX_JOB_SIZE: {other:?})"
+                    "{init}: PMIx gave no usable job size (PMIX_JOB_SIZE: {other:?})"
                 )))
             }
         };
@@ -223,7 +234,7 @@ impl Pmix {
             .filter(|&r| r < size)
             .ok_or_else(|| {
                 trace::fatal(format_args!(
-                    "PMI_Init: PMIx rank {} is not below the job size {size}",
+                    "{init}: PMIx rank {} is not below the job size {size}",
                     self.me.rank()
                 ))
             })?;
@@ -241,7 +252,7 @@ impl Pmix {
             }
         } else if found.parent.is_some() {
             trace::line(format_args!(
-                "PMI_Init: ignoring the preput pairs of parent \"{}\" in the environment: \
+                "{init}: ignoring the preput pairs of parent \"{}\" in the environment: \
                  PMIx names {:?} as this process's parent",
                 found.parent.as_deref().unwrap_or_default().escape_ascii(),
                 parent.as_deref().map(|p| p.escape_ascii().to_string())
@@ -502,7 +513,8 @@ impl Backend for Pmix {
     fn put(&mut self, _kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
         if key.starts_with(RESERVED_PREFIX) {
             trace::line(format_args!(
-                "PMI_KVS_Put: keys starting with \"libpmi:\" are the library's own"
+                "{}: keys starting with \"libpmi:\" are the library's own",
+                self.api.call(Op::Put)
             ));
             return Err(PmiError::InvalidKey);
         }
@@ -714,8 +726,9 @@ impl Backend for Pmix {
                     b"hostfile" => info.push((c"pmix.hostfile", value)),
                     _ => {
                         trace::line(format_args!(
-                            "PMI_Spawn_multiple: info key \"{}\" has no PMIx equivalent \
+                            "{}: info key \"{}\" has no PMIx equivalent \
                              (known: wdir, host, hostfile)",
+                            self.api.call(Op::Spawn),
                             key.escape_ascii()
                         ));
                         return Err(PmiError::InvalidKey);

@@ -5,33 +5,39 @@
 use crate::backend::SpawnCommand;
 use crate::backend::{Backend, Identity, Maxes, DEFAULT_MAXES};
 use crate::error::{PmiError, PmiResult};
+use crate::rules::{Api, Op};
 use crate::store::Store;
 use crate::trace;
 
 pub struct Singleton {
+    /// Whose calls these are, for messages.
+    api: Api,
     kvs: Store,
     /// PMI-2's node attributes: this process is the node.
     node: Store,
 }
 
 impl Singleton {
-    pub fn new() -> Singleton {
+    pub fn new(api: Api) -> Singleton {
         Singleton {
+            api,
             kvs: Store::default(),
             node: Store::default(),
         }
     }
 }
 
-impl Default for Singleton {
-    fn default() -> Singleton {
-        Singleton::new()
-    }
-}
-
 /// What needs a process manager: `PMI_FAIL`, with one line on stderr.
 fn no_manager(call: &str) -> PmiError {
     trace::fatal(format_args!("{call}: no process manager (singleton mode)"))
+}
+
+impl Singleton {
+    /// What needs a process manager: `PMI_FAIL`, with one line on stderr naming the
+    /// caller's function.
+    fn no_manager(&self, op: Op) -> PmiError {
+        no_manager(self.api.call(op))
+    }
 }
 
 impl Backend for Singleton {
@@ -102,15 +108,15 @@ impl Backend for Singleton {
     }
 
     fn publish_name(&mut self, _service: &[u8], _port: &[u8]) -> PmiResult<()> {
-        Err(no_manager("PMI_Publish_name"))
+        Err(self.no_manager(Op::Publish))
     }
 
     fn unpublish_name(&mut self, _service: &[u8]) -> PmiResult<()> {
-        Err(no_manager("PMI_Unpublish_name"))
+        Err(self.no_manager(Op::Unpublish))
     }
 
     fn lookup_name(&mut self, _service: &[u8]) -> PmiResult<&[u8]> {
-        Err(no_manager("PMI_Lookup_name"))
+        Err(self.no_manager(Op::Lookup))
     }
 
     fn spawn(
@@ -119,7 +125,7 @@ impl Backend for Singleton {
         _preput: &[(&[u8], &[u8])],
         _errors: &mut [i32],
     ) -> PmiResult<Option<Vec<u8>>> {
-        Err(no_manager("PMI_Spawn_multiple"))
+        Err(self.no_manager(Op::Spawn))
     }
 
     fn finalize(&mut self) -> PmiResult<()> {
