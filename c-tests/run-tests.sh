@@ -171,6 +171,12 @@ run pmix-library-missing-one-task 0 --expect log "a launcher says this job has o
 run pmix-library-missing 2 --expect log "no PMIx client library could be loaded: tried /nonexistent/libpmix.so.2 (" \
     -- env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange" -q
 run singleton-in-allocation 0 -- env SLURM_JOB_ID=7 SLURM_NTASKS=4 "$b/exchange" -q
+# A rank variable other than 0 never ends as a singleton.
+run singleton-refused-procid 2 --expect log "SLURM_PROCID=\"2\" says Slurm's srun started this process with that rank" \
+    -- env SLURM_JOB_ID=7 SLURM_NTASKS=4 SLURM_PROCID=2 "$b/exchange" -q
+run pmix-library-missing-rank-5 2 --expect log "no PMIx client library could be loaded: tried" \
+    --absent log "singleton mode" -- env PMIX_RANK=5 SLURM_STEP_NUM_TASKS=1 \
+    PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange" -q
 # libpmi2.so.0 names its own calls.
 run pmix-library-missing-pmi2 2 --expect log "PMI2_Init: PMIX_NAMESPACE=" --absent log "PMI_Init" \
     -- env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 \

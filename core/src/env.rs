@@ -165,6 +165,7 @@ fn says_single_process(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
     let sizes: Vec<OsString> = LAUNCHERS
         .iter()
         .filter_map(|who| who.size.and_then(lookup))
+        .filter(|size| !size.is_empty())
         .collect();
     !sizes.is_empty() && sizes.iter().all(|size| size == "1")
 }
@@ -256,29 +257,31 @@ fn singleton_allowed(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<(), St
             who.fix
         ))
     };
+    // An empty variable says nothing.
+    let said = |name: &'static str| lookup(name).filter(|v| !v.is_empty()).map(|v| (name, v));
     let mut one_process = false;
     let mut untold = None;
     for who in LAUNCHERS {
-        let Some((marker, value)) = who
-            .markers
-            .iter()
-            .find_map(|&name| lookup(name).map(|value| (name, value)))
-        else {
+        let Some((marker, value)) = who.markers.iter().find_map(|&name| said(name)) else {
             continue;
         };
-        if let Some((name, size)) = who.size.and_then(|name| lookup(name).map(|v| (name, v))) {
+        if let Some((name, size)) = who.size.and_then(said) {
             if size != "1" {
                 return refuse(who, name, &size, "a job of that size");
             }
             one_process = true;
         }
-        if let Some((name, rank)) = who.rank.and_then(|name| lookup(name).map(|v| (name, v))) {
+        if who.size.is_none() && untold.is_none() {
+            untold = Some((who, marker, value));
+        }
+    }
+    // A rank other than 0 is never a singleton, whatever else is set (SLURM_PROCID=1
+    // with only the allocation's SLURM_NTASKS would otherwise make N copies of rank 0).
+    for who in LAUNCHERS {
+        if let Some((name, rank)) = who.rank.and_then(said) {
             if rank != "0" {
                 return refuse(who, name, &rank, "this process with that rank");
             }
-        }
-        if who.size.is_none() && untold.is_none() {
-            untold = Some((who, marker, value));
         }
     }
     match untold {
@@ -579,6 +582,16 @@ mod tests {
                     ("SLURM_STEP_NUM_TASKS", "1"),
                     ("SLURM_PROCID", "0"),
                 ],
+                None,
+            ),
+            (
+                "SLURM_PROCID=2 with only the allocation's SLURM_NTASKS (no step size)",
+                &[("SLURM_NTASKS", "4"), ("SLURM_PROCID", "2")],
+                Some("SLURM_PROCID=\"2\" says Slurm's srun started this process with that rank"),
+            ),
+            (
+                "an empty SLURM_STEP_NUM_TASKS says nothing",
+                &[("SLURM_STEP_NUM_TASKS", ""), ("SLURM_PROCID", "0")],
                 None,
             ),
             (

@@ -78,8 +78,9 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
                     trace::set_rank(i64::from(pmix.identity().rank));
                     Box::new(pmix)
                 }
-                // A launcher says this is the job's one process: a singleton is no lie.
-                Err(tried) if found.single_process => {
+                // A launcher says this is the job's one process, and PMIx does not name
+                // another rank: a singleton is no lie.
+                Err(tried) if found.single_process && found.rank_hint.unwrap_or(0) == 0 => {
                     trace::warn(format_args!(
                         "{init}: {}, but no PMIx client library could be loaded (tried \
                          {tried}); a launcher says this job has one process: singleton mode",
