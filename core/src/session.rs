@@ -98,11 +98,12 @@ pub fn finalize() -> PmiResult<()> {
     }
 }
 
-/// Tell the process manager to abort the job: `line` on the wire's socket (written
-/// without allocating or waiting for a lock: abort is called from signal handlers), or
-/// `PMIx_Abort` under PMIx. `message` is printed on stderr first. Nothing is sent from
-/// a forked child. The caller exits afterwards.
-pub fn abort(code: i32, message: &[u8], raw_message: *const c_char, line: &[u8]) {
+/// Tell the process manager to abort the job (`whole_job`) or this process: `line` on
+/// the wire's socket (written without allocating or waiting for a lock: abort is called
+/// from signal handlers; it says which), or `PMIx_Abort` under PMIx. `message` is
+/// printed on stderr first. Nothing is sent from a forked child. The caller exits
+/// afterwards.
+pub fn abort(code: i32, message: &[u8], raw_message: *const c_char, line: &[u8], whole_job: bool) {
     if !message.is_empty() {
         trace::raw_line(message);
     }
@@ -120,6 +121,6 @@ pub fn abort(code: i32, message: &[u8], raw_message: *const c_char, line: &[u8])
     if fd >= 0 {
         Conn::send_abort(fd, line);
     } else {
-        pmix_lib::abort(code, raw_message);
+        pmix_lib::abort(code, raw_message, whole_job);
     }
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NSLEN 256
 #define KEYLEN 512
@@ -129,6 +130,9 @@ int PMIx_Abort(int status, const char *msg, proc_t *procs, size_t nprocs)
 {
     say("abort %d \"%s\" %s:%u nprocs=%zu", status, msg ? msg : "", procs ? procs->nspace : "-",
         procs ? procs->rank : 0, nprocs);
+    /* A server that never takes the request. */
+    while (getenv("FAKE_PMIX_ABORT_HANGS"))
+        sleep(1);
     return 0;
 }
 

@@ -11,7 +11,15 @@ use pmi_core::error::PmiError;
 use pmi_core::rules::Api;
 use pmi_core::{session, state};
 
-/// Build the fake into a fresh directory; its path.
+/// A fresh directory with the fake built in it, for the test `name`.
+fn fake_in(name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("pmix-fake-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let so = build_fake(&dir);
+    (dir, so)
+}
+
+/// Build the fake into `dir`; its path.
 fn build_fake(dir: &Path) -> PathBuf {
     let so = dir.join("libfakepmix.so");
     let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake_pmix.c");
@@ -46,9 +54,7 @@ fn has(calls: &[String], line: &str) -> bool {
 
 #[test]
 fn the_pmix_backend_over_a_fake_libpmix() {
-    let dir = std::env::temp_dir().join(format!("pmix-fake-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let so = build_fake(&dir);
+    let (dir, so) = fake_in("backend");
     let log = dir.join("calls.log");
     for name in [
         "PMI_FD",
@@ -177,5 +183,61 @@ fn the_pmix_backend_over_a_fake_libpmix() {
     let fence = end.iter().position(|l| l.starts_with("fence "));
     let finalize = end.iter().position(|l| l.starts_with("finalize"));
     assert!(fence.is_some() && fence < finalize, "{end:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The helper process of `abort_is_bounded_and_aims_right` (it ends by the abort): does
+/// nothing unless that test started it with `FAKE_ABORT` set.
+#[test]
+fn abort_helper() {
+    let Ok(mode) = std::env::var("FAKE_ABORT") else {
+        return;
+    };
+    session::init(Api::Pmi1, "PMI_Init").expect("init");
+    let whole_job = mode == "job";
+    session::abort(7, b"", c"bye".as_ptr(), b"", whole_job);
+    std::process::exit(7);
+}
+
+/// `PMI_Abort` aborts the job, `PMI2_Abort(0, ...)` this process only; a server that
+/// never takes the request holds the process for `PMI_TIMEOUT` seconds, then `SIGALRM`
+/// ends it.
+#[test]
+fn abort_is_bounded_and_aims_right() {
+    use std::os::unix::process::ExitStatusExt;
+    let (dir, so) = fake_in("abort");
+    let run = |mode: &str, hangs: bool| {
+        let log = dir.join(format!("{mode}-{hangs}.log"));
+        // (timeout: a helper that would wait for ever is killed, and the test fails.)
+        let mut cmd = Command::new("timeout");
+        cmd.args(["-s", "KILL", "30"])
+            .arg(std::env::current_exe().unwrap())
+            .args(["--exact", "abort_helper", "--nocapture", "--test-threads=1"])
+            .env("FAKE_ABORT", mode)
+            .env("PMI_PMIX_LIBRARY", &so)
+            .env("PMIX_NAMESPACE", "fake-ns")
+            .env("PMIX_RANK", "0")
+            .env("PMI_TIMEOUT", "1")
+            .env("FAKE_PMIX_LOG", &log)
+            .env_remove("PMI_FD")
+            .env_remove("PMI_PORT")
+            .env_remove("PMI_SINGLETON");
+        if hangs {
+            cmd.env("FAKE_PMIX_ABORT_HANGS", "1");
+        }
+        let start = std::time::Instant::now();
+        let status = cmd.output().expect("the helper runs").status;
+        (status, start.elapsed(), calls(&log))
+    };
+    let (status, _, log) = run("job", false);
+    assert_eq!(status.code(), Some(7));
+    assert!(has(&log, "abort 7 \"bye\" -:0 nprocs=0"), "{log:?}");
+    let (status, _, log) = run("self", false);
+    assert_eq!(status.code(), Some(7));
+    assert!(has(&log, "abort 7 \"bye\" fake-ns:0 nprocs=1"), "{log:?}");
+    let (status, took, log) = run("job", true);
+    assert_eq!(status.signal(), Some(libc::SIGALRM), "{status:?}");
+    assert!(took.as_secs_f64() < 5.0, "{took:?}");
+    assert!(has(&log, "abort 7 \"bye\" -:0 nprocs=0"), "{log:?}");
     std::fs::remove_dir_all(&dir).ok();
 }

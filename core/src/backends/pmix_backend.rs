@@ -172,6 +172,7 @@ impl Pmix {
         api: Api,
     ) -> PmiResult<Pmix> {
         let init = api.call(Op::Init);
+        pmix_lib::set_abort_wait(timeout);
         trace::line(format_args!(
             "{init}: loaded {} ({})",
             lib.path,

@@ -10,7 +10,7 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr, OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 /// `PMIX_MAX_NSLEN` + 1 and `PMIX_MAX_KEYLEN` + 1 (`pmix_common.h`).
@@ -203,6 +203,17 @@ pub struct Lib {
 static LIB: OnceLock<Lib> = OnceLock::new();
 /// Between a successful `PMIx_Init` and `PMIx_Finalize`: `PMI_Abort` may call it.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// This process, from `PMIx_Init`: what `PMI2_Abort(0, ...)` aborts.
+static ME: OnceLock<Proc> = OnceLock::new();
+/// How long `PMIx_Abort` may wait for the server, in seconds: `PMI_TIMEOUT`, else 10.
+static ABORT_WAIT: AtomicU32 = AtomicU32::new(10);
+
+/// Bound the wait of an abort by `PMI_TIMEOUT` (unset or 0: the default 10 s).
+pub fn set_abort_wait(timeout: Option<u32>) {
+    if let Some(seconds) = timeout.filter(|&s| s > 0) {
+        ABORT_WAIT.store(seconds, Ordering::SeqCst);
+    }
+}
 
 /// Load the first candidate that opens and has every function; the error lists each
 /// candidate with why it failed.
@@ -457,6 +468,7 @@ impl Lib {
         // SAFETY: `me` is writable; no info.
         let rc = unsafe { (self.fns.init)(&raw mut me, std::ptr::null_mut(), 0) };
         if rc == SUCCESS {
+            let _ = ME.set(me);
             ACTIVE.store(true, Ordering::SeqCst);
             Ok(me)
         } else {
@@ -754,10 +766,12 @@ fn add_timeout(infos: &mut Infos<'_>, timeout: Option<u32>) {
     }
 }
 
-/// `PMIx_Abort` of the whole job, for `PMI_Abort`: `false` when no PMIx client is
-/// initialized. It blocks until the server has the request (PMIx's progress thread
-/// carries it), so unlike the wire's abort it is not async-signal-safe.
-pub fn abort(code: c_int, message: *const c_char) -> bool {
+/// `PMIx_Abort` of the whole job (`whole_job`), or of this process alone (PMI-2's
+/// `PMI2_Abort(0, ...)`), when PMIx is initialized; false when it is not. Its wait for
+/// the server is bounded: after `PMI_TIMEOUT` seconds (else 10) the process ends by
+/// `SIGALRM`, its action reset to the default first (only async-signal-safe calls here
+/// before `PMIx_Abort` itself).
+pub fn abort(code: c_int, message: *const c_char, whole_job: bool) -> bool {
     let Some(lib) = LIB.get() else {
         return false;
     };
@@ -769,7 +783,26 @@ pub fn abort(code: c_int, message: *const c_char) -> bool {
     } else {
         message
     };
-    // SAFETY: `message` is NUL-terminated (the caller's, or empty); NULL procs: the job.
-    unsafe { (lib.fns.abort)(code, message, std::ptr::null_mut(), 0) };
+    let mut me = ME.get().copied();
+    let (procs, nprocs) = match (&mut me, whole_job) {
+        (Some(me), false) => (std::ptr::from_mut(me), 1),
+        _ => (std::ptr::null_mut(), 0),
+    };
+    // SAFETY: sigaction, sigemptyset, sigaddset, pthread_sigmask and alarm are
+    // async-signal-safe; every struct is a valid, initialised local.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = libc::SIG_DFL;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGALRM, &action, std::ptr::null_mut());
+        let mut alarm: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut alarm);
+        libc::sigaddset(&mut alarm, libc::SIGALRM);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &alarm, std::ptr::null_mut());
+        libc::alarm(ABORT_WAIT.load(Ordering::SeqCst));
+    }
+    // SAFETY: `message` is NUL-terminated (the caller's, or empty); `procs` is NULL (the
+    // job) or this process's id, `nprocs` entries.
+    unsafe { (lib.fns.abort)(code, message, procs, nprocs) };
     true
 }

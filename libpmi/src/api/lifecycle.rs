@@ -99,5 +99,5 @@ pub unsafe extern "C" fn PMI_Abort(exit_code: c_int, error_msg: *const c_char) -
 fn abort(code: c_int, message: &[u8], raw_message: *const c_char) {
     let mut buf = [0u8; 64];
     let line = abort_line(&mut buf, code);
-    session::abort(code, message, raw_message, line);
+    session::abort(code, message, raw_message, line, true);
 }

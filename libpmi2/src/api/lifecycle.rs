@@ -74,7 +74,7 @@ pub unsafe extern "C" fn PMI2_Abort(flag: c_int, msg: *const c_char) -> c_int {
     let _ = std::panic::catch_unwind(|| {
         let mut buf = [0u8; 1024];
         let frame = abort_frame(&mut buf, flag != 0, message);
-        session::abort(1, message, msg, frame);
+        session::abort(1, message, msg, frame, flag != 0);
     });
     std::process::exit(1)
 }
