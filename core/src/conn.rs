@@ -77,14 +77,51 @@ impl Conn {
     }
 
     /// Connect by TCP to `host:port` (a name, an IPv4 or an IPv6 address), with
-    /// `TCP_NODELAY`: the `PMI_PORT` mode. The socket is close-on-exec.
-    pub fn connect(host: &str, port: u16) -> Result<Conn, String> {
-        let stream = std::net::TcpStream::connect((host, port))
-            .map_err(|e| format!("cannot connect to PMI_PORT {host}:{port}: {e}"))?;
+    /// `TCP_NODELAY`, and the reply limit `timeout` (`PMI_TIMEOUT`), which bounds the
+    /// connect too: each address the name resolves to gets the time left (a port whose
+    /// backlog is full would otherwise hold it for about two minutes of SYN retries). The
+    /// `PMI_PORT` mode. The socket is close-on-exec.
+    pub fn connect(host: &str, port: u16, timeout: Option<u32>) -> Result<Conn, String> {
+        use std::net::{TcpStream, ToSocketAddrs};
+        use std::time::{Duration, Instant};
+        let fail = |e: &dyn fmt::Display| format!("cannot connect to PMI_PORT {host}:{port}: {e}");
+        let stream = match timeout.filter(|&s| s > 0) {
+            None => TcpStream::connect((host, port)).map_err(|e| fail(&e))?,
+            Some(seconds) => {
+                let deadline = Instant::now() + Duration::from_secs(u64::from(seconds));
+                let mut last: Option<io::Error> = None;
+                let mut found = None;
+                for addr in (host, port).to_socket_addrs().map_err(|e| fail(&e))? {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    match TcpStream::connect_timeout(&addr, left) {
+                        Ok(stream) => {
+                            found = Some(stream);
+                            break;
+                        }
+                        Err(e) => last = Some(e),
+                    }
+                }
+                match (found, last) {
+                    (Some(stream), _) => stream,
+                    (None, Some(e)) if e.kind() == io::ErrorKind::TimedOut => {
+                        return Err(fail(&format_args!(
+                            "no answer in {seconds} s (PMI_TIMEOUT)"
+                        )))
+                    }
+                    (None, Some(e)) => return Err(fail(&e)),
+                    (None, None) => return Err(fail(&"no address")),
+                }
+            }
+        };
         stream
             .set_nodelay(true)
             .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {host}:{port}: {e}"))?;
-        Ok(Conn::new(OwnedFd::from(stream)))
+        let mut conn = Conn::new(OwnedFd::from(stream));
+        conn.set_timeout(timeout);
+        Ok(conn)
     }
 
     /// Wrap a connected stream socket the caller owns (a socket the library opened, or

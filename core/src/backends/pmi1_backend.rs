@@ -62,8 +62,7 @@ impl Pmi1Wire {
     /// `PMI_PORT` mode: connect, `initack`; rank and size come from the server.
     pub fn from_port(port: &PortEnv, timeout: Option<u32>) -> PmiResult<Pmi1Wire> {
         let refuse = |why: String| trace::fatal(format_args!("PMI_Init: {why}"));
-        let mut conn = Conn::connect(&port.host, port.port).map_err(refuse)?;
-        conn.set_timeout(timeout);
+        let mut conn = Conn::connect(&port.host, port.port, timeout).map_err(refuse)?;
         let (rank, size) = port_handshake(&mut conn, port.id)?;
         let id = Identity {
             rank,

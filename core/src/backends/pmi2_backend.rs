@@ -57,8 +57,7 @@ impl Pmi2Wire {
     /// `PMI_PORT` mode: the server learns who this is from `PMI_ID`.
     pub fn from_port(port: &PortEnv, timeout: Option<u32>) -> PmiResult<Pmi2Wire> {
         let refuse = |why: String| trace::fatal(format_args!("PMI2_Init: {why}"));
-        let mut conn = Conn::connect(&port.host, port.port).map_err(refuse)?;
-        conn.set_timeout(timeout);
+        let conn = Conn::connect(&port.host, port.port, timeout).map_err(refuse)?;
         Pmi2Wire::init(conn, Some(port.id), None)
     }
 
