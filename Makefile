@@ -29,7 +29,7 @@ TESTS    := exchange info barrier validation abort clique names spawn options si
             fork stalefd sigsafe
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
 TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads
-TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2))
+TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)
 RUST_SRC := $(shell find core/src libpmi/src libpmi2/src -name '*.rs') Cargo.toml Cargo.lock \
             core/Cargo.toml core/build.rs libpmi/Cargo.toml libpmi2/Cargo.toml front-build.rs
 
@@ -66,6 +66,11 @@ $(TBIN)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.s
 	mkdir -p $(TBIN)
 	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi2
 
+# two_libs links both libraries.
+$(TBIN)/two_libs: c-tests/two_libs.c c-tests/check.h include/pmi.h include/pmi2.h $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
+	mkdir -p $(TBIN)
+	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi -lpmi2
+
 # pmi2_threads is threads.c built for libpmi2.so.0.
 $(TBIN)/pmi2_threads: c-tests/threads.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
 	mkdir -p $(TBIN)
@@ -93,7 +98,11 @@ $(ASAN_BIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(ASAN_BIN)
 	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi
 
-asan: deps-hydra $(addprefix $(ASAN_BIN)/,$(TESTS) $(TESTS2))
+$(ASAN_BIN)/two_libs: c-tests/two_libs.c c-tests/check.h include/pmi.h include/pmi2.h $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
+	mkdir -p $(ASAN_BIN)
+	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi -lpmi2
+
+asan: deps-hydra $(addprefix $(ASAN_BIN)/,$(TESTS) $(TESTS2) two_libs)
 	SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/c-tests/lsan.supp \
 	  MPIEXEC=$(MPIEXEC) c-tests/run-tests.sh $(ASAN_BIN) $(LIB)

@@ -98,6 +98,14 @@ fi
 
 # --- Hydra 4.0.2 only: more layouts, MPMD, -usize, -pmi-port -------------------------------
 H=("${HYDRA[@]}" -launcher fork)
+# Both libraries in one process: the second to initialize is refused with one line
+# naming the first (under -pmi-port both connected with the same PMI_ID before).
+for mode in "" -pmi-port; do
+    for first in 1 2; do
+        run "two-libs-$first${mode:+-port}" 0 --expect log "is initialized in this process and owns its connection" \
+            -- "${H[@]}" $mode -n 2 "$b/two_libs" $first
+    done
+done
 P=("${H[@]}" -pmi-port)
 run info-n1 0 -- "${H[@]}" -n 1 "$b/info" 1 0 -1
 run info-mpmd 0 -- "${H[@]}" -n 2 "$b/info" 4 0 -1 : -n 2 "$b/info" 4 1 -1

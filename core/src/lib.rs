@@ -33,6 +33,7 @@ pub mod pmi1_codec;
 pub mod pmi2_codec;
 pub mod rules;
 pub mod session;
+pub mod sibling;
 pub mod state;
 pub mod store;
 pub mod trace;

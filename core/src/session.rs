@@ -8,9 +8,10 @@ use crate::backend::Identity;
 use crate::backends::{self, pmix_lib};
 use crate::client::Client;
 use crate::conn::Conn;
-use crate::env;
+use crate::env::{self, Launch};
 use crate::error::{PmiError, PmiResult};
 use crate::rules::Api;
+use crate::sibling;
 use crate::state::{self, Lifecycle};
 use crate::trace;
 
@@ -34,6 +35,16 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     let refuse = |why: String| trace::fatal(format_args!("{call}: {why}"));
     let timeout = env::timeout(&lookup).map_err(refuse)?;
     let launch = env::launch(&lookup).map_err(refuse)?;
+    // One connection, one library: the other PMI library of this process, initialized,
+    // owns PMI_FD (or PMI_PORT's PMI_ID).
+    if matches!(launch, Launch::Fd(_) | Launch::Port(_)) {
+        if let Some(sibling) = sibling::initialized_sibling(api) {
+            return Err(refuse(format!(
+                "{sibling} is initialized in this process and owns its connection to the \
+                 process manager; one process can use one PMI library"
+            )));
+        }
+    }
     let mut client = Client::new(backends::start(api, launch, timeout)?, api);
     client.adopt_connection().map_err(refuse)?;
     let id = client.identity();
