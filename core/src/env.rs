@@ -55,7 +55,9 @@ pub struct PmixEnv {
     /// `preput` into the environment (trusted only when PMIx names that parent).
     pub parent: Option<Vec<u8>>,
     /// The preput pairs a parent passed to `PMI_Spawn_multiple`.
-    pub preput: Vec<(Vec<u8>, Vec<u8>)>,
+    pub preput: Pairs,
+    /// Why the preput variables could not be read (then `preput` is empty).
+    pub preput_broken: Option<String>,
     /// A launcher's variable says this job has one process (`srun -n 1`): without a
     /// PMIx client library it may still run as a singleton.
     pub single_process: bool,
@@ -128,25 +130,14 @@ fn pmix_env(
     name: &str,
     value: &OsString,
 ) -> Result<PmixEnv, String> {
-    let preput = match lookup(PREPUT_NUM) {
-        None => Vec::new(),
-        Some(n) => {
-            let n = number(&n).ok_or_else(|| bad(PREPUT_NUM, &n))?;
-            (0..n)
-                .map(|i| {
-                    let part = |prefix: &str| {
-                        let name = format!("{prefix}{i}");
-                        lookup(&name)
-                            .map(|v| v.into_encoded_bytes())
-                            .ok_or_else(|| format!("{PREPUT_NUM} is {n} but {name} is not set"))
-                    };
-                    Ok((part(PREPUT_KEY)?, part(PREPUT_VAL)?))
-                })
-                .collect::<Result<_, String>>()?
-        }
+    // Pairs that do not add up are not a reason to fail: they matter only to a child
+    // whose parent PMIx names, which is told (Pmix::start).
+    let (preput, preput_broken) = match preput_pairs(lookup) {
+        Ok(pairs) => (pairs, None),
+        Err(why) => (Vec::new(), Some(why)),
     };
     Ok(PmixEnv {
-        why: format!("{name}=\"{}\" names a PMIx server", value.to_string_lossy()),
+        why: format!("{name}=\"{}\" names a PMIx server", shown(value)),
         rank_hint: lookup("PMIX_RANK").and_then(|v| number(&v)),
         library: lookup("PMI_PMIX_LIBRARY").filter(|v| !v.is_empty()),
         prefixes: ["PMIX_PREFIX", "OPAL_PREFIX"]
@@ -155,8 +146,31 @@ fn pmix_env(
             .collect(),
         parent: lookup(PARENT).map(|v| v.into_encoded_bytes()),
         preput,
+        preput_broken,
         single_process: says_single_process(lookup),
     })
+}
+
+/// Key-value pairs, as bytes.
+pub type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// The preput pairs a parent under PMIx passed in the environment.
+fn preput_pairs(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Pairs, String> {
+    let Some(n) = lookup(PREPUT_NUM) else {
+        return Ok(Vec::new());
+    };
+    let n = number(&n).ok_or_else(|| bad(PREPUT_NUM, &n))?;
+    (0..n)
+        .map(|i| {
+            let part = |prefix: &str| {
+                let name = format!("{prefix}{i}");
+                lookup(&name)
+                    .map(|v| v.into_encoded_bytes())
+                    .ok_or_else(|| format!("{PREPUT_NUM} is {n} but {name} is not set"))
+            };
+            Ok((part(PREPUT_KEY)?, part(PREPUT_VAL)?))
+        })
+        .collect()
 }
 
 /// Whether a launcher's variable says the job has exactly one process, and none says
@@ -252,7 +266,7 @@ fn singleton_allowed(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<(), St
             "neither PMI_FD nor PMI_PORT is set, but {name}=\"{}\" says {} started {what}: \
              refusing to run as rank 0 of 1; {} (or set PMI_SINGLETON=1 to run each \
              process as a singleton on purpose)",
-            value.to_string_lossy(),
+            shown(value),
             who.name,
             who.fix
         ))
@@ -297,7 +311,7 @@ fn singleton_allowed(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<(), St
 
 /// Split `PMI_PORT` into host and port: `name:port`, `1.2.3.4:port`, `[::1]:port`.
 fn host_port(value: &OsString) -> Result<(String, u16), String> {
-    let bad = || format!("PMI_PORT=\"{}\" is not host:port", value.to_string_lossy());
+    let bad = || format!("PMI_PORT=\"{}\" is not host:port", shown(value));
     let text = value.to_str().ok_or_else(bad)?;
     let (host, port) = text.rsplit_once(':').ok_or_else(bad)?;
     let host = match host.strip_prefix('[') {
@@ -380,10 +394,16 @@ fn required(lookup: &dyn Fn(&str) -> Option<OsString>, name: &str) -> Result<i32
 }
 
 fn bad(name: &str, value: &OsString) -> String {
-    format!(
-        "{name}=\"{}\" is not a non-negative integer",
-        value.to_string_lossy()
-    )
+    format!("{name}=\"{}\" is not a non-negative integer", shown(value))
+}
+
+/// A variable's value as a one-line message shows it: bytes outside printable ASCII
+/// escaped (a newline in a value must not split the line), at most 256 of them.
+pub fn shown(value: &OsString) -> String {
+    let bytes = value.as_encoded_bytes();
+    let cut = &bytes[..bytes.len().min(256)];
+    let more = if bytes.len() > cut.len() { "..." } else { "" };
+    format!("{}{more}", cut.escape_ascii())
 }
 
 fn number(value: &OsString) -> Option<i32> {
@@ -731,8 +751,23 @@ mod tests {
                 (b"k1".to_vec(), b"v 1".to_vec())
             ]
         );
-        let short = lookup_from(&[("PMIX_RANK", "0"), ("PMI_PMIX_PREPUT_NUM", "1")]);
-        assert!(launch(&short).is_err_and(|e| e.contains("PMI_PMIX_PREPUT_KEY_0")));
+        // Preput variables that do not add up fail no init: they are set aside, and said.
+        let short = lookup_from(&[("PMIX_RANK", "0"), ("PMI_PMIX_PREPUT_NUM", "3")]);
+        let Ok(Launch::Pmix(found)) = launch(&short) else {
+            panic!("not the PMIx backend")
+        };
+        assert!(found.preput.is_empty());
+        assert!(found
+            .preput_broken
+            .is_some_and(|why| why.contains("PMI_PMIX_PREPUT_KEY_0")));
+        // A value with a newline is shown escaped in the one-line messages.
+        let newline = lookup_from(&[("PMIX_RANK", "0\nx")]);
+        let Ok(Launch::Pmix(found)) = launch(&newline) else {
+            panic!("not the PMIx backend")
+        };
+        assert_eq!(found.why, "PMIX_RANK=\"0\\nx\" names a PMIx server");
+        assert!(launch(&lookup_from(&[("PMI_PORT", "a\nb")]))
+            .is_err_and(|e| e.contains("PMI_PORT=\"a\\nb\"") && !e.contains('\n')));
         // PMI_FD wins over PMIx; PMI_SINGLETON=1 too.
         let fd = lookup_from(&[
             ("PMIX_RANK", "0"),

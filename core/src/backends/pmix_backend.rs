@@ -248,6 +248,11 @@ impl Pmix {
             Ok(Answer::Number(n)) if n != 0
         );
         if parent.is_some() && parent == found.parent {
+            if let Some(why) = &found.preput_broken {
+                trace::warn(format_args!(
+                    "{init}: ignoring the preput pairs in the environment: {why}"
+                ));
+            }
             for (key, value) in &found.preput {
                 self.preput.insert(key, value);
             }
