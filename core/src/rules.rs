@@ -31,6 +31,7 @@ pub enum Api {
 pub enum Op {
     Init,
     Put,
+    Barrier,
     Spawn,
     Publish,
     Unpublish,
@@ -74,12 +75,14 @@ impl Api {
         match (self, op) {
             (Api::Pmi1, Op::Init) => "PMI_Init",
             (Api::Pmi1, Op::Put) => "PMI_KVS_Put",
+            (Api::Pmi1, Op::Barrier) => "PMI_Barrier",
             (Api::Pmi1, Op::Spawn) => "PMI_Spawn_multiple",
             (Api::Pmi1, Op::Publish) => "PMI_Publish_name",
             (Api::Pmi1, Op::Unpublish) => "PMI_Unpublish_name",
             (Api::Pmi1, Op::Lookup) => "PMI_Lookup_name",
             (Api::Pmi2, Op::Init) => "PMI2_Init",
             (Api::Pmi2, Op::Put) => "PMI2_KVS_Put",
+            (Api::Pmi2, Op::Barrier) => "PMI2_KVS_Fence",
             (Api::Pmi2, Op::Spawn) => "PMI2_Job_Spawn",
             (Api::Pmi2, Op::Publish) => "PMI2_Nameserv_publish",
             (Api::Pmi2, Op::Unpublish) => "PMI2_Nameserv_unpublish",

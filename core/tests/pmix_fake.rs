@@ -186,14 +186,19 @@ fn the_pmix_backend_over_a_fake_libpmix() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The helper process of `abort_is_bounded_and_aims_right` (it ends by the abort): does
-/// nothing unless that test started it with `FAKE_ABORT` set.
+/// The helper process of `abort_is_bounded_and_aims_right` (it ends by the abort, or
+/// after a failed barrier): does nothing unless that test started it with `FAKE_ABORT`
+/// set.
 #[test]
 fn abort_helper() {
     let Ok(mode) = std::env::var("FAKE_ABORT") else {
         return;
     };
     session::init(Api::Pmi1, "PMI_Init").expect("init");
+    if mode == "fence" {
+        assert_eq!(state::with_client(|c| c.barrier()), Err(PmiError::Fail));
+        std::process::exit(3);
+    }
     let whole_job = mode == "job";
     session::abort(7, b"", c"bye".as_ptr(), b"", whole_job);
     std::process::exit(7);
@@ -201,7 +206,7 @@ fn abort_helper() {
 
 /// `PMI_Abort` aborts the job, `PMI2_Abort(0, ...)` this process only; a server that
 /// never takes the request holds the process for `PMI_TIMEOUT` seconds, then `SIGALRM`
-/// ends it.
+/// ends it. And a server lost in a barrier is said on stderr.
 #[test]
 fn abort_is_bounded_and_aims_right() {
     use std::os::unix::process::ExitStatusExt;
@@ -225,19 +230,30 @@ fn abort_is_bounded_and_aims_right() {
         if hangs {
             cmd.env("FAKE_PMIX_ABORT_HANGS", "1");
         }
+        if mode == "fence" {
+            cmd.env("FAKE_PMIX_FENCE_FAILS", "1");
+        }
         let start = std::time::Instant::now();
-        let status = cmd.output().expect("the helper runs").status;
-        (status, start.elapsed(), calls(&log))
+        let out = cmd.output().expect("the helper runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status, start.elapsed(), calls(&log), stderr)
     };
-    let (status, _, log) = run("job", false);
+    let (status, _, log, _) = run("job", false);
     assert_eq!(status.code(), Some(7));
     assert!(has(&log, "abort 7 \"bye\" -:0 nprocs=0"), "{log:?}");
-    let (status, _, log) = run("self", false);
+    let (status, _, log, _) = run("self", false);
     assert_eq!(status.code(), Some(7));
     assert!(has(&log, "abort 7 \"bye\" fake-ns:0 nprocs=1"), "{log:?}");
-    let (status, took, log) = run("job", true);
+    let (status, took, log, _) = run("job", true);
     assert_eq!(status.signal(), Some(libc::SIGALRM), "{status:?}");
     assert!(took.as_secs_f64() < 5.0, "{took:?}");
     assert!(has(&log, "abort 7 \"bye\" -:0 nprocs=0"), "{log:?}");
+    // A server gone during a barrier: PMI_FAIL and one line, traced or not.
+    let (status, _, _, stderr) = run("fence", false);
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("libpmi[0]: PMI_Barrier: PMIx_Fence failed: FAKE-ERROR"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

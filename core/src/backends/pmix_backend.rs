@@ -541,6 +541,14 @@ impl Backend for Pmix {
         self.write_directory()?;
         self.commit()?;
         let rc = self.lib.fence(true, self.timeout);
+        if rc != 0 {
+            // As the wire's lost connection: one line, whether traced or not.
+            return Err(trace::fatal(format_args!(
+                "{}: PMIx_Fence failed: {}",
+                self.api.call(Op::Barrier),
+                self.lib.error_string(rc)
+            )));
+        }
         self.check("PMIx_Fence(collect data)", rc)?;
         self.dir.fences += 1;
         Ok(())
