@@ -46,7 +46,7 @@ fi
 PMI2=(env I_MPI_PMI=pmi2 I_MPI_PMI_LIBRARY="$libdir/libpmi2.so.0")
 launcher "$K" 2
 run impi-pmi2-loads-our-libpmi2 0 --show log "PMI calls are forwarded to $libdir/libpmi2.so.0" \
-    --expect log "PMI2_Init(" --expect log "PMI2_KVS_Fence() = PMI_SUCCESS" -- \
+    --expect log "PMI2_Init(" --expect log "PMI2_KVS_Fence() = PMI2_SUCCESS" -- \
     "${PMI2[@]}" I_MPI_DEBUG=1000 PMI_DEBUG=1 "${L[@]}" "$BIN/allreduce" 2
 launcher "$K" 4
 for i in 1 2 3; do
