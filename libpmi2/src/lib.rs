@@ -11,8 +11,9 @@
 //!   length needed, negated, in `*vallen`);
 //! - NULL pointers are `PMI2_ERR_INVALID_ARG`; calls before `PMI2_Init` or after
 //!   `PMI2_Finalize` get `PMI2_ERR_INIT`;
-//! - keys are 1 to 63 bytes, values at most 1023 (`PMI2_MAX_KEYLEN`, `PMI2_MAX_VALLEN`,
-//!   NUL included), checked before anything is sent; a `;` is doubled on the wire;
+//! - keys are 1 to 63 bytes, values 1 to 1023 (`PMI2_MAX_KEYLEN`, `PMI2_MAX_VALLEN`,
+//!   NUL included), none holding a `;` (the servers cut at it), checked before anything
+//!   is sent, by the rules `libpmi.so.0` shares (`pmi_core::rules`);
 //! - every call is safe from any thread; no panic unwinds into C; `SIGPIPE` is never
 //!   raised.
 //!
