@@ -98,6 +98,11 @@ fi
 
 # --- Hydra 4.0.2 only: more layouts, MPMD, -usize, -pmi-port -------------------------------
 H=("${HYDRA[@]}" -launcher fork)
+# mpiexec run inside a Slurm step passes the step's PMI_JOBID on: it is not Hydra's, and
+# neither Slurm's ring (Hydra kills the job on it) nor Slurm's 1024-byte lines apply.
+run stale-jobid-pmi2-ring 0 --expect log "deviation ring-unsupported" -- \
+    env PMI_JOBID=1644.0 CHECK_DEVIATIONS=ring-unsupported "${H[@]}" -n 4 "$b/pmi2_ring"
+run stale-jobid-validation 0 -- env PMI_JOBID=1644.0 "${H[@]}" -n 2 "$b/validation"
 # Both libraries in one process: the second to initialize is refused with one line
 # naming the first (under -pmi-port both connected with the same PMI_ID before).
 for mode in "" -pmi-port; do

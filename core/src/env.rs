@@ -371,7 +371,14 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
     if rank >= size {
         return Err(format!("PMI_RANK={rank} is not below PMI_SIZE={size}"));
     }
-    let jobid = lookup("PMI_JOBID").map(|v| v.into_encoded_bytes());
+    // Slurm's pmi2 plugin sets PMI_JOBID and never MPI_LOCALNRANKS; every Hydra (MPICH
+    // 4.0.2 and 5.0.2, Intel's) sets MPI_LOCALNRANKS, and an mpiexec run inside a Slurm
+    // step passes the step's PMI_JOBID on to its processes (all measured): then it is
+    // not the server's, and taking it would send Slurm's `ring` to Hydra (which kills
+    // the job) and keep PMI-1 lines within Slurm's 1024 bytes.
+    let jobid = lookup("PMI_JOBID")
+        .filter(|_| lookup("MPI_LOCALNRANKS").is_none())
+        .map(|v| v.into_encoded_bytes());
     let request_max = if jobid.is_some() {
         SLURM_REQUEST_MAX
     } else {
@@ -454,6 +461,19 @@ mod tests {
             ("PMI_JOBID", "2.0"),
         ]);
         assert_eq!(job_env(&slurm).unwrap().request_max, SLURM_REQUEST_MAX);
+        // mpiexec.hydra run inside a Slurm step: the step's PMI_JOBID is inherited.
+        let stale = lookup_from(&[
+            ("PMI_FD", "6"),
+            ("PMI_RANK", "1"),
+            ("PMI_SIZE", "2"),
+            ("PMI_JOBID", "1644.0"),
+            ("MPI_LOCALNRANKS", "2"),
+        ]);
+        let stale = job_env(&stale).unwrap();
+        assert_eq!(
+            (stale.jobid, stale.request_max),
+            (None, pmi1_codec::MAX_LINE)
+        );
     }
 
     #[test]
