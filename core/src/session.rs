@@ -84,8 +84,12 @@ fn watch_forks() {
 }
 
 /// Between a successful init and finalize (never in a forked child).
+///
+/// Without the lock: a thread asking never waits behind another thread's barrier, and
+/// the other PMI library of this process may ask while this one initializes (`sibling`)
+/// without the two waiting for each other.
 pub fn initialized() -> PmiResult<bool> {
-    Ok(!state::forked() && matches!(&*state::lock()?, Lifecycle::Ready(_)))
+    Ok(!state::forked() && state::ready())
 }
 
 /// Leave the job and close the connection; afterwards calls get `PMI_ERR_INIT`.

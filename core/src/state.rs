@@ -82,6 +82,11 @@ pub fn set_ready(rank: i32, size: i32, fd: i32) {
     READY.store(true, Ordering::SeqCst);
 }
 
+/// Between a client becoming `Ready` and the start of its finalize.
+pub fn ready() -> bool {
+    READY.load(Ordering::SeqCst)
+}
+
 /// The client is finalizing: rank and size are no longer answered. The abort fd stays
 /// until the connection is closed, so that `PMI_Abort` during a finalize still reaches
 /// the server.
