@@ -104,8 +104,11 @@ launcher_expect() {
             DEVIATES[pmi2-exchange-3hosts-321]=mapping-not-hosts
             # Across hosts a PMI-2 spawn's spawn-response never reaches the parent (the
             # children run and finish; 6 of 8 jobs hung, measured): not run there. The
-            # PMI-1 spawn (spawn_result) is answered.
-            [ "$1" = srun ] || UNSUPPORTED="pmi2-spawn"
+            # PMI-1 spawn hangs too, less often: with both cores busy, 1 of 20 two-host
+            # jobs with this library and 1 of 20 with the library of 57d68a1 (the first
+            # spawn's children ran; the job never ended), and once in a make ci-stress
+            # run: not run there either.
+            [ "$1" = srun ] || UNSUPPORTED="pmi2-spawn spawn"
             # Unpublishing a name nobody published succeeds; a second publish too.
             DEVIATES[names]=unpublish-unknown-ok,publish-overwrites
             # Spawn works when the new step may share the CPUs (SLURM_OVERLAP and
