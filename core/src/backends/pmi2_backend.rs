@@ -115,8 +115,8 @@ impl Pmi2Wire {
         Ok(wire2)
     }
 
-    /// One request, one reply with `rc=0`.
-    fn call(&mut self, call: &str, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<&Command> {
+    /// Encode one request, send it, and read its reply into `self.reply`.
+    fn exchange(&mut self, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<&Command> {
         wire2::encode(&mut self.request, cmd, fields)?;
         call_framed(
             &mut self.conn,
@@ -124,7 +124,12 @@ impl Pmi2Wire {
             &self.request,
             cmd.as_bytes(),
         )?;
-        let reply = &self.reply;
+        Ok(&self.reply)
+    }
+
+    /// One request, one reply with `rc=0`.
+    fn call(&mut self, call: &str, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<&Command> {
+        let reply = self.exchange(cmd, fields)?;
         if reply.rc() == Some(0) {
             Ok(reply)
         } else {
@@ -135,13 +140,7 @@ impl Pmi2Wire {
     /// A request whose reply says `found` (a key, an attribute, a name): true with the
     /// value in `self.value`, or false when the server has none.
     fn lookup(&mut self, call: &str, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<bool> {
-        wire2::encode(&mut self.request, cmd, fields)?;
-        call_framed(
-            &mut self.conn,
-            &mut self.reply,
-            &self.request,
-            cmd.as_bytes(),
-        )?;
+        self.exchange(cmd, fields)?;
         let reply = &self.reply;
         let value = reply.get(b"value").or_else(|| reply.get(b"port"));
         match (reply.flag(b"found"), reply.rc(), value) {
