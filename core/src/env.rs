@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
+use std::net::SocketAddr;
 
 use crate::pmi1_codec;
 
@@ -61,6 +62,9 @@ pub struct PmixEnv {
     /// A launcher's variable says this job has one process (`srun -n 1`): without a
     /// PMIx client library it may still run as a singleton.
     pub single_process: bool,
+    /// The server's TCP addresses from the `PMIX_SERVER_URI*` variables, for bounding
+    /// `PMIx_Init` (empty when none can be read).
+    pub servers: Vec<SocketAddr>,
 }
 
 /// The variables a PMIx server sets for the processes it starts (OpenPMIx's client
@@ -148,7 +152,29 @@ fn pmix_env(
         preput,
         preput_broken,
         single_process: says_single_process(lookup),
+        servers: server_addresses(lookup),
     })
+}
+
+/// The TCP addresses in the `PMIX_SERVER_URI*` variables: `<nspace>.<rank>;tcp4://IP:PORT`
+/// (or `tcp6://[IP]:PORT`), as PRRTE and Slurm's pmix plugin write them.
+fn server_addresses(lookup: &dyn Fn(&str) -> Option<OsString>) -> Vec<SocketAddr> {
+    let mut found = Vec::new();
+    for name in PMIX_MARKERS
+        .iter()
+        .filter(|n| n.starts_with("PMIX_SERVER_URI"))
+    {
+        let Some(uri) = lookup(name) else { continue };
+        let uri = uri.to_string_lossy();
+        let addr = ["tcp4://", "tcp6://"]
+            .iter()
+            .find_map(|scheme| uri.split_once(scheme))
+            .and_then(|(_, rest)| rest.parse::<SocketAddr>().ok());
+        if let Some(addr) = addr.filter(|a| !found.contains(a)) {
+            found.push(addr);
+        }
+    }
+    found
 }
 
 /// Key-value pairs, as bytes.
@@ -431,6 +457,31 @@ mod tests {
             .map(|(k, v)| (k.to_string(), OsString::from(v)))
             .collect();
         move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn pmix_server_addresses_are_read_from_each_uri_form() {
+        let env = lookup_from(&[
+            ("PMIX_NAMESPACE", "prterun-vm-1@1"),
+            (
+                "PMIX_SERVER_URI41",
+                "prterun-vm-1@0.0;tcp4://127.0.0.1:39455",
+            ),
+            (
+                "PMIX_SERVER_URI2",
+                "prterun-vm-1@0.0;tcp4://127.0.0.1:39455",
+            ),
+            ("PMIX_SERVER_URI21", "slurm.pmix.3.0:0;tcp6://[::1]:7000"),
+            ("PMIX_SERVER_URI3", "garbage"),
+        ]);
+        assert_eq!(
+            server_addresses(&env),
+            vec![
+                "127.0.0.1:39455".parse::<SocketAddr>().unwrap(),
+                "[::1]:7000".parse().unwrap()
+            ]
+        );
+        assert!(server_addresses(&lookup_from(&[("PMIX_RANK", "0")])).is_empty());
     }
 
     #[test]

@@ -187,14 +187,19 @@ fn the_pmix_backend_over_a_fake_libpmix() {
 }
 
 /// The helper process of `abort_is_bounded_and_aims_right` (it ends by the abort, or
-/// after a failed barrier): does nothing unless that test started it with `FAKE_ABORT`
-/// set.
+/// after a failed barrier, or by the bound on a stuck init): does nothing unless that
+/// test started it with `FAKE_ABORT` set.
 #[test]
 fn abort_helper() {
     let Ok(mode) = std::env::var("FAKE_ABORT") else {
         return;
     };
-    session::init(Api::Pmi1, "PMI_Init").expect("init");
+    let started = session::init(Api::Pmi1, "PMI_Init");
+    if mode == "init" {
+        // The bound ends the process before init returns.
+        std::process::exit(4);
+    }
+    started.expect("init");
     if mode == "fence" {
         assert_eq!(state::with_client(|c| c.barrier()), Err(PmiError::Fail));
         std::process::exit(3);
@@ -206,7 +211,8 @@ fn abort_helper() {
 
 /// `PMI_Abort` aborts the job, `PMI2_Abort(0, ...)` this process only; a server that
 /// never takes the request holds the process for `PMI_TIMEOUT` seconds, then `SIGALRM`
-/// ends it. And a server lost in a barrier is said on stderr.
+/// ends it. A server lost in a barrier is said on stderr. A stuck `PMIx_Init` is
+/// bounded too.
 #[test]
 fn abort_is_bounded_and_aims_right() {
     use std::os::unix::process::ExitStatusExt;
@@ -233,6 +239,9 @@ fn abort_is_bounded_and_aims_right() {
         if mode == "fence" {
             cmd.env("FAKE_PMIX_FENCE_FAILS", "1");
         }
+        if mode == "init" {
+            cmd.env("FAKE_PMIX_INIT_HANGS", "1");
+        }
         let start = std::time::Instant::now();
         let out = cmd.output().expect("the helper runs");
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -253,6 +262,15 @@ fn abort_is_bounded_and_aims_right() {
     assert_eq!(status.code(), Some(3), "{stderr}");
     assert!(
         stderr.contains("libpmi[0]: PMI_Barrier: PMIx_Fence failed: FAKE-ERROR"),
+        "{stderr}"
+    );
+    // A PMIx_Init stuck where shutting its sockets does not reach: PMI_TIMEOUT to shut
+    // them, as long again, then the process ends with one line.
+    let (status, took, _, stderr) = run("init", false);
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!((1.9..10.0).contains(&took.as_secs_f64()), "{took:?}");
+    assert!(
+        stderr.contains("PMIx_Init has not returned 1 s after PMI_TIMEOUT passed"),
         "{stderr}"
     );
     std::fs::remove_dir_all(&dir).ok();

@@ -31,6 +31,7 @@
 use std::collections::HashMap;
 use std::ffi::{CStr, OsString};
 
+use crate::backends::init_watch;
 use crate::backends::pmix_lib::{self, Answer, AppSpec, Lib, Proc, RANK_UNDEF, RANK_WILDCARD};
 
 use crate::backend::SpawnCommand;
@@ -178,7 +179,26 @@ impl Pmix {
             lib.path,
             lib.version()
         ));
-        let me = lib.init().map_err(|rc| {
+        // PMIx_Init has no bound of its own (init_watch): PMI_TIMEOUT gives it one.
+        let (started, late) = match timeout.filter(|&s| s > 0) {
+            Some(seconds) => {
+                init_watch::within(seconds, &found.servers, "PMIx_Init", || lib.init())
+            }
+            None => (lib.init(), false),
+        };
+        if late {
+            if started.is_ok() {
+                lib.finalize();
+            }
+            return Err(trace::fatal(format_args!(
+                "{init}: {}, but PMIx_Init ({}) did not finish in {} s (PMI_TIMEOUT); its \
+                 connection to the server was shut",
+                found.why,
+                lib.path,
+                timeout.unwrap_or(0)
+            )));
+        }
+        let me = started.map_err(|rc| {
             trace::fatal(format_args!(
                 "{init}: {}, but PMIx_Init ({}) failed: {}",
                 found.why,
