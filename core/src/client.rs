@@ -11,6 +11,11 @@ use crate::rules::{Api, MappingSource, PORT_MAX};
 use crate::store::Store;
 use crate::trace;
 
+/// The most the get cache holds, keys and values with 8 bytes each: 19 000 records of a
+/// 12-byte key and a 200-byte business card. Past it the cache starts again empty (a get is then asked of
+/// the server again, as a client without a cache always does).
+pub const GET_CACHE_BYTES: usize = 4 << 20;
+
 /// An initialized PMI client: the rules every backend shares, over one backend.
 pub struct Client {
     backend: Box<dyn Backend>,
@@ -21,7 +26,9 @@ pub struct Client {
     kvsname: Option<Vec<u8>>,
     universe_size: Option<i32>,
     appnum: Option<i32>,
-    /// Successful gets: RFC 13 keys are put once, so a value never changes.
+    /// Successful gets: RFC 13 keys are put once, so a value never changes. At most
+    /// [`GET_CACHE_BYTES`] of records: when the next would pass it, the cache starts
+    /// again empty, so a process that reads millions of keys once keeps a few MiB.
     gets: Store,
     /// This process's puts, to refuse a second put of a key with another value.
     puts: Store,
@@ -166,11 +173,18 @@ impl Client {
             ));
             return Err(PmiError::Fail);
         }
-        // Straight from the backend into the record: no allocation of its own.
-        if key == MAPPING_KEY {
-            let full = spell_out_mapping(value.to_vec(), self.id.size, self.maxes.value);
-            return Ok(self.gets.insert(key, &full));
+        let spelled;
+        let value = if key == MAPPING_KEY {
+            spelled = spell_out_mapping(value.to_vec(), self.id.size, self.maxes.value);
+            &spelled[..]
+        } else {
+            value
+        };
+        // (A value is bounded by the API's maximum, far below the budget.)
+        if self.gets.arena_len() + Store::record_len(key, value) > GET_CACHE_BYTES {
+            self.gets.clear();
         }
+        // Straight from the backend into the record: no allocation of its own.
         Ok(self.gets.insert(key, value))
     }
 

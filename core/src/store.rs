@@ -52,6 +52,23 @@ impl Store {
         Some(Found(key_end, value_end))
     }
 
+    /// The bytes the records take in the arena, headers included (not the table).
+    pub fn arena_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// What a record of `key` and `value` adds to the arena.
+    pub fn record_len(key: &[u8], value: &[u8]) -> usize {
+        HEADER + key.len() + value.len()
+    }
+
+    /// Forget every record, keeping the memory for the next ones.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.slots.fill(EMPTY);
+        self.len = 0;
+    }
+
     /// The value `find` located.
     pub fn value(&self, at: Found) -> &[u8] {
         &self.bytes[at.0..at.1]
@@ -183,6 +200,26 @@ mod tests {
         assert_eq!(s.get(b"key-9999"), Some(&b"value-9999"[..]));
         assert_eq!(s.get(b"key-10000"), None);
         assert!(2 * s.len <= s.slots.len());
+    }
+
+    #[test]
+    fn a_cleared_store_forgets_and_keeps_its_memory() {
+        let mut s = Store::default();
+        for i in 0..1000 {
+            s.insert(format!("k{i}").as_bytes(), b"value");
+        }
+        let arena = s.bytes.capacity();
+        assert_eq!(
+            s.arena_len(),
+            (0..1000)
+                .map(|i| Store::record_len(format!("k{i}").as_bytes(), b"value"))
+                .sum::<usize>()
+        );
+        s.clear();
+        assert_eq!((s.get(b"k1"), s.arena_len(), s.len), (None, 0, 0));
+        assert_eq!(s.insert(b"k1", b"again"), b"again");
+        assert_eq!(s.get(b"k1"), Some(&b"again"[..]));
+        assert_eq!(s.bytes.capacity(), arena);
     }
 
     #[test]

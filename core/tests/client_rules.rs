@@ -5,9 +5,12 @@
 use std::sync::{Arc, Mutex};
 
 use pmi_core::backend::{Backend, Identity, Maxes, SpawnCommand};
-use pmi_core::client::Client;
+use pmi_core::client::{Client, GET_CACHE_BYTES};
 use pmi_core::error::{PmiError, PmiResult};
 use pmi_core::rules::{Api, PMI2_MAXES};
+
+/// What the fake answers for any key `card-*`: a business card of 60 bytes.
+const CARD: &[u8] = b"tcp://10.0.0.1:40000;ofi://fi_sockets/0a000001:9c40/000000000";
 
 /// A backend answering from a table, recording each call as a line.
 struct Fake {
@@ -69,6 +72,9 @@ impl Backend for Fake {
     }
     fn get(&mut self, _: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
         self.log(format!("get {}", key.escape_ascii()));
+        if key.starts_with(b"card-") {
+            return Ok(CARD);
+        }
         self.values
             .iter()
             .find(|(k, _)| *k == key)
@@ -175,6 +181,31 @@ fn each_api_has_its_own_maxima_and_bytes() {
         calls(&log),
         ["kvsname", "put a b v\\nw", "put k2345678901234567890 v"]
     );
+}
+
+#[test]
+fn the_get_cache_keeps_at_most_its_budget() {
+    let (mut c, log) = client(Api::Pmi1, vec![]);
+    let gets = || calls(&log).iter().filter(|l| l.starts_with("get ")).count();
+    // A small working set read again and again is read from the server once.
+    for _ in 0..3 {
+        for i in 0..100 {
+            assert_eq!(c.get(b"kvs", format!("card-{i}").as_bytes()), Ok(CARD));
+        }
+    }
+    assert_eq!(gets(), 100);
+    // Keys read once, more than twice what the cache holds: each is asked of the
+    // server, and the cache starts again when full, so the first ones are gone.
+    let n = 2 * GET_CACHE_BYTES / (8 + "card-0".len() + CARD.len()) + 1;
+    for i in 0..n {
+        assert_eq!(c.get(b"kvs", format!("card-{i}").as_bytes()), Ok(CARD));
+    }
+    assert_eq!(gets(), n);
+    let last = format!("card-{}", n - 1);
+    assert_eq!(c.get(b"kvs", last.as_bytes()), Ok(CARD));
+    assert_eq!(gets(), n, "the newest key is still cached");
+    assert_eq!(c.get(b"kvs", b"card-0"), Ok(CARD));
+    assert_eq!(gets(), n + 1, "the oldest key was let go");
 }
 
 #[test]
