@@ -84,7 +84,9 @@ impl Conn {
     pub fn connect(host: &str, port: u16, timeout: Option<u32>) -> Result<Conn, String> {
         use std::net::{TcpStream, ToSocketAddrs};
         use std::time::{Duration, Instant};
-        let fail = |e: &dyn fmt::Display| format!("cannot connect to PMI_PORT {host}:{port}: {e}");
+        // (The host comes from the environment: a newline in it stays on the one line.)
+        let shown = host.escape_debug();
+        let fail = |e: &dyn fmt::Display| format!("cannot connect to PMI_PORT {shown}:{port}: {e}");
         let stream = match timeout.filter(|&s| s > 0) {
             None => TcpStream::connect((host, port)).map_err(|e| fail(&e))?,
             Some(seconds) => {
@@ -118,7 +120,7 @@ impl Conn {
         };
         stream
             .set_nodelay(true)
-            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {host}:{port}: {e}"))?;
+            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {shown}:{port}: {e}"))?;
         let mut conn = Conn::new(OwnedFd::from(stream));
         conn.set_timeout(timeout);
         Ok(conn)
@@ -448,11 +450,23 @@ mod tests {
     }
 
     #[test]
+    fn a_port_host_with_a_newline_stays_on_one_line() {
+        for timeout in [None, Some(1)] {
+            let why = Conn::connect("h\nx", 1, timeout)
+                .err()
+                .expect("no such host");
+            assert!(!why.contains('\n'), "{why}");
+            assert!(
+                why.starts_with("cannot connect to PMI_PORT h\\nx:1: "),
+                "{why}"
+            );
+        }
+    }
+
+    #[test]
     fn each_refusal_is_named() {
-        let closed = socket(libc::AF_UNIX, libc::SOCK_STREAM).into_raw_fd();
-        // SAFETY: `closed` is ours and used again only as a closed number.
-        unsafe { libc::close(closed) };
-        assert!(refusal(closed).contains("is not an open file descriptor"));
+        // (Not a number just closed: another test's thread could open it again.)
+        assert!(refusal(RawFd::MAX).contains("is not an open file descriptor"));
 
         let mut ends = [0; 2];
         // SAFETY: `ends` has room for the two fds pipe() writes.
