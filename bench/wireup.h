@@ -12,16 +12,16 @@ static inline long long wireup_now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* The CPU time (user and system) this process has used, in µs, and its minor page faults,
- * as ` cpu_us=C minflt=F` in `buf`, for the one printf of the result line (ranks' lines
+/* The CPU time (user and system) this process has used, in µs, its minor page faults and
+ * its peak resident set, as ` cpu_us=C minflt=F maxrss_kb=M` in `buf`, for the one printf of the result line (ranks' lines
  * written in several pieces can interleave at the launcher). */
 static inline const char *wireup_cost(char *buf, size_t size)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    snprintf(buf, size, " cpu_us=%ld minflt=%ld",
+    snprintf(buf, size, " cpu_us=%ld minflt=%ld maxrss_kb=%ld",
              (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L + ru.ru_utime.tv_usec +
                  ru.ru_stime.tv_usec,
-             ru.ru_minflt);
+             ru.ru_minflt, ru.ru_maxrss);
     return buf;
 }

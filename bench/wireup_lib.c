@@ -28,7 +28,7 @@ int main(void)
              2 * size;
     REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
     long long t1 = wireup_now_ns();
-    char cost[64];
+    char cost[96];
     printf("wireup rank=%d init_ns=%lld ns=%lld ok=%d t0=%lld t1=%lld%s\n", rank, ti - t0,
            t1 - t0, ok, t0, t1, wireup_cost(cost, sizeof cost));
     fflush(stdout);
