@@ -10,7 +10,7 @@ BENCH_TARGET := $(CURDIR)/$(BUILD)/bench-target
 BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench pmi_bench2 wireup_lib wireup_raw \
                 loadonly loadnone wireup_pmix wireup_lib2 jobtime)
 
-.PHONY: bench bench-build
+.PHONY: bench bench-build bench-scale
 
 # MPICH's simple clients (PMI-1 and PMI-2), the second reference, come from
 # scripts/build-mpich.sh --simple-pmi (cached); without them the bench runs and says so.
@@ -18,6 +18,13 @@ bench: deps-hydra bench-build
 	ref=$$(scripts/build-mpich.sh --simple-pmi) || ref=; ref=$$(echo "$$ref" | tail -n 1); \
 	BENCH_REF_LIB=$${ref:+$$ref/lib/libpmi.so.0} BENCH_REF_LIB2=$${ref:+$$ref/lib/libpmi2.so.0} BENCH_BIN=$(BENCH_BIN) BENCH_LIB=$(LIB) \
 	  MPIEXEC=$(MPIEXEC) BENCH_MAPPING_BIN=$(BENCH_TARGET)/release/mapping_bench bench/run.sh
+	$(MAKE) --no-print-directory bench-scale
+
+# The scale curve (bench/scale.sh): n = 16..512 on one host and over four virtual hosts,
+# every launcher; about 30 minutes, as root. SCALE_SIZES, SCALE_REPS, SCALE_LAUNCHERS.
+bench-scale: deps bench-build
+	ref=$$(scripts/build-mpich.sh --simple-pmi) || ref=; ref=$$(echo "$$ref" | tail -n 1); \
+	BENCH_REF_LIB=$${ref:+$$ref/lib/libpmi.so.0} BENCH_BIN=$(BENCH_BIN) BENCH_LIB=$(LIB) bench/scale.sh
 
 bench-build: $(BENCH_PROGS)
 	cd bench && CARGO_TARGET_DIR=$(BENCH_TARGET) $(CARGO) build --release --quiet

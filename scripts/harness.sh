@@ -162,7 +162,7 @@ check_loaded() {
 # launcher KIND NP [LAYOUT]: sets the array L to the command that starts NP processes of the
 # program that follows. LAYOUT is 1 (one node, the default) or 2 (two nodes, block) for
 # every kind that can have two; a -vc kind also takes cyclic (two hosts, ranks dealt one
-# by one) and uneven (three hosts, 3+2+1 slots). Kinds (scripts/launchers.sh sets up the
+# by one), uneven (three hosts, 3+2+1 slots) and 4 (four hosts, block: the scale bench). Kinds (scripts/launchers.sh sets up the
 # ones that need it):
 #   hydra4       Debian's MPICH 4.0.2 mpiexec.hydra (PMI_FD)
 #   hydra4-port  the same with -pmi-port (PMI_PORT)
@@ -218,6 +218,8 @@ cluster_slots() { # NP LAYOUT
         2) echo "${a[0]}:$((($1 + 1) / 2))" "${a[1]}:$((($1 + 1) / 2))" ;;
         cyclic) echo "${a[0]}:1" "${a[1]}:1" ;;
         uneven) echo "${a[0]}:3" "${a[1]}:2" "${a[2]}:1" ;;
+        4) echo "${a[0]}:$((($1 + 3) / 4))" "${a[1]}:$((($1 + 3) / 4))" "${a[2]}:$((($1 + 3) / 4))" \
+            "${a[3]:?four hosts (CLUSTER_HOSTS=4)}:$((($1 + 3) / 4))" ;;
         *) echo "harness: unknown layout '$2'" >&2; return 1 ;;
     esac
 }
@@ -256,6 +258,7 @@ launcher_vc() { # KIND NP LAYOUT
             case $3 in
                 1) L+=(srun "--mpi=$mpi" -N 1 -n "$np") ;;
                 2) L+=(srun "--mpi=$mpi" -N 2 -n "$np" --ntasks-per-node=$(((np + 1) / 2))) ;;
+                4) L+=(srun "--mpi=$mpi" -N 4 -n "$np" --ntasks-per-node=$(((np + 3) / 4))) ;;
                 cyclic) L+=(srun "--mpi=$mpi" -N 2 -n "$np" --distribution=cyclic) ;;
                 uneven)
                     local hf=$logdir/hostfile-uneven

@@ -209,14 +209,15 @@ case ${1:-} in
                 srun-vc | srun-pmix-vc)
                     # A Slurm of its own across the cluster's hosts (SLURM_VC_CONF).
                     "$here/ensure-deps.sh" slurm pmix >&2
-                    "$here/cluster.sh" up 3
+                    "$here/cluster.sh" up "${CLUSTER_HOSTS:-3}"
                     "$here/cluster.sh" env
                     SLURM_VC=1 "$here/slurm.sh" start "$LIBPMI_SLURM_VC_DIR" | sed 's/SLURM_CONF=/SLURM_VC_CONF=/'
                     continue
                     ;;
                 *-vc)
-                    # Across hosts: the virtual cluster (three hosts), then KIND itself.
-                    "$here/cluster.sh" up 3
+                    # Across hosts: the virtual cluster (three hosts, or CLUSTER_HOSTS: the
+                    # scale bench's four), then KIND itself.
+                    "$here/cluster.sh" up "${CLUSTER_HOSTS:-3}"
                     "$here/cluster.sh" env
                     "$0" setup "${kind%-vc}"
                     continue

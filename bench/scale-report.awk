@@ -1,0 +1,180 @@
+#!/usr/bin/awk -f
+# The scale bench's report (bench/scale.sh): reads scale.tsv (launcher, layout, n, client,
+# rep, wall_s, launcher_cpu_s, rank_cpu_ms, rank_rss_kb, ok), prints the tables in
+# Markdown and draws the curves into the SVG file `svg` (log-log, one line a launcher and
+# client, one panel a layout). Every figure is a median over the good repetitions; a
+# ratio is the median of the per-repetition ratios (the pairs ran side by side), with
+# its interquartile range.
+BEGIN { FS = "\t" }
+{
+    k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
+    if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+    if (!(($1 SUBSEP $2 SUBSEP $4) in sseen)) {
+        sseen[$1 SUBSEP $2 SUBSEP $4] = 1; series[++ns] = $1 SUBSEP $2 SUBSEP $4
+    }
+    if (!($3 in nseen)) { nseen[$3] = 1; sizes[++nn] = $3 + 0 }
+    if (!($2 in lseen)) { lseen[$2] = 1; layouts[++nl] = $2 }
+    jobs[k]++
+    if ($10 != 1) { failed[k]++; next }
+    good[k]++
+    wall[k, $5] = $6; own[k, good[k]] = $7; cpu[k, good[k]] = $8; rss[k, good[k]] = $9
+    w[k, good[k]] = $6
+}
+
+# q(a, count, p): the p-quantile (0..1) of a[1..count] (sorted in place), by nearest rank.
+function q(a, count, p,    i, j, t, r) {
+    for (i = 2; i <= count; i++)
+        for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    if (count == 0) return "nan"
+    if (p == 0.5) return (count % 2) ? a[(count + 1) / 2] : (a[count / 2] + a[count / 2 + 1]) / 2
+    r = int(p * (count - 1) + 0.5) + 1
+    return a[r]
+}
+function med(src, k,    a, i) { for (i = 1; i <= good[k]; i++) a[i] = src[k, i]; return q(a, good[k], 0.5) }
+# The reference each client is held against, under each launcher.
+function ref_of(L, c) {
+    if (c == "lib" && (L == "hydra4" || L == "srun")) return "mpich"
+    if (c == "lib2" && (L == "hydra4" || L == "srun")) return "mpich2"
+    if (c == "lib") return "pmix"
+    return ""
+}
+# ratio(k, kref): "median [q1–q3]" of the per-repetition ratios of k's wall time to kref's.
+function ratio(k, kref,    a, m, r) {
+    m = 0
+    for (r = 1; r <= reps; r++)
+        if (((k, r) in wall) && ((kref, r) in wall) && wall[kref, r] > 0) a[++m] = wall[k, r] / wall[kref, r]
+    if (m == 0) return ""
+    ratio_med = q(a, m, 0.5)
+    return sprintf("%.3f× [%.3f–%.3f]", ratio_med, q(a, m, 0.25), q(a, m, 0.75))
+}
+function lname(l) { return l == 1 ? "one host" : l " hosts" }
+function fit(x, y, m,    i, sx, sy, sxx, sxy) {  # slope of ln y on ln x
+    sx = sy = sxx = sxy = 0
+    for (i = 1; i <= m; i++) { sx += log(x[i]); sy += log(y[i]); sxx += log(x[i])^2; sxy += log(x[i]) * log(y[i]) }
+    if (m < 2 || m * sxx - sx * sx == 0) return "nan"
+    return (m * sxy - sx * sy) / (m * sxx - sx * sx)
+}
+END {
+    for (i = 2; i <= nn; i++) for (j = i; j > 1 && sizes[j - 1] > sizes[j]; j--) { t = sizes[j]; sizes[j] = sizes[j - 1]; sizes[j - 1] = t }
+    print "## Scale: the wire-up as a user waits for it (`bench/scale.sh`)"
+    print ""
+    print "![whole-job time against n, log-log](docs/scale.svg)"
+    print ""
+    print "Whole job from the launcher's start to its exit (`bench/jobtime.c`), median of " reps " paired"
+    print "repetitions, each client first in turn; per rank, the CPU time and peak RSS each rank"
+    print "reported after its last barrier (mean over the ranks, median over the jobs); the"
+    print "launcher's own CPU is the launcher command's and its waited-for descendants' less the"
+    print "ranks' (under srun, and prterun across hosts, the command's alone: slurmstepd and the"
+    print "other hosts' daemons are not counted). Ratio: the median of the"
+    print "per-repetition ratios to the reference named, [interquartile range]."
+    print ""
+    print "| launcher | hosts | n | client | whole job s | ratio to reference | per rank CPU ms | per rank peak RSS KiB | launcher CPU s |"
+    print "|---|---|---|---|---|---|---|---|---|"
+    for (s = 1; s <= ns; s++) {
+        split(series[s], p, SUBSEP)
+        for (z = 1; z <= nn; z++) {
+            k = p[1] SUBSEP p[2] SUBSEP sizes[z] SUBSEP p[3]
+            if (!(k in seen)) continue
+            if (!good[k]) { printf "| %s | %s | %d | %s | failed (%d of %d) | | | | |\n", p[1], p[2], sizes[z], p[3], failed[k], jobs[k]; continue }
+            rc = ref_of(p[1], p[3]); rtxt = ""
+            if (rc != "") {
+                kr = p[1] SUBSEP p[2] SUBSEP sizes[z] SUBSEP rc
+                if (kr in seen) { rtxt = ratio(k, kr); if (rtxt != "") rtxt = rtxt " " rc
+                    target[p[1], p[2], sizes[z], p[3]] = ratio_med }
+            }
+            printf "| %s | %s | %d | %s | %.3f%s | %s | %.1f | %.0f | %.2f |\n", p[1], p[2], sizes[z], p[3],
+                med(w, k), failed[k] ? " (" failed[k] " failed)" : "", rtxt, med(cpu, k), med(rss, k), med(own, k)
+            mwall[k] = med(w, k); mcpu[k] = med(cpu, k)
+        }
+    }
+    print ""
+    print "Growth: the exponent b of a fit of a·n^b (least squares on logarithms, over n = " sizes[1] "…" sizes[nn] ")"
+    print "to the whole-job time and to each rank's CPU time (the cost per rank as n grows)."
+    print ""
+    print "| launcher | hosts | client | whole job b | per rank CPU b |"
+    print "|---|---|---|---|---|"
+    for (s = 1; s <= ns; s++) {
+        split(series[s], p, SUBSEP); m = 0; delete xs; delete ys; delete cs
+        for (z = 1; z <= nn; z++) {
+            k = p[1] SUBSEP p[2] SUBSEP sizes[z] SUBSEP p[3]
+            if (k in mwall && mwall[k] > 0 && mcpu[k] > 0) { m++; xs[m] = sizes[z]; ys[m] = mwall[k]; cs[m] = mcpu[k] }
+        }
+        printf "| %s | %s | %s | %.2f | %.2f |\n", p[1], p[2], p[3], fit(xs, ys, m), fit(xs, cs, m)
+    }
+    # The issue's targets, each from the pairs above.
+    print ""
+    print "| target | where | met at every n? | ratios (n: median) |"
+    print "|---|---|---|---|"
+    tg("this library ≤ MPICH's simple client (≤ 1.00×)", "hydra4", "lib", 1.00)
+    tg("this library ≤ MPICH's simple client (≤ 1.00×)", "srun", "lib", 1.00)
+    tg("this library's PMI-2 ≤ MPICH's simple PMI-2 client (≤ 1.00×)", "hydra4", "lib2", 1.00)
+    tg("this library's PMI-2 ≤ MPICH's simple PMI-2 client (≤ 1.00×)", "srun", "lib2", 1.00)
+    tg("PMIx backend ≤ 1.10× a native PMIx client", "srun-pmix", "lib", 1.10)
+    tg("PMIx backend ≤ 1.10× a native PMIx client", "prterun", "lib", 1.10)
+    if (svg != "") draw()
+}
+function tg(what, L, c, limit,    l, z, all, txt, any) {
+    for (l = 1; l <= nl; l++) {
+        all = 1; txt = ""; any = 0
+        for (z = 1; z <= nn; z++)
+            if ((L, layouts[l], sizes[z], c) in target) {
+                any = 1; x = target[L, layouts[l], sizes[z], c]
+                txt = txt sprintf("%s%d: %.3f", txt == "" ? "" : ", ", sizes[z], x)
+                if (x > limit) all = 0
+            } else if ((L SUBSEP layouts[l] SUBSEP sizes[z] SUBSEP c) in seen) { all = 0; txt = txt sprintf("%s%d: failed", txt == "" ? "" : ", ", sizes[z]) }
+        if (any) printf "| %s | %s, %s | %s | %s |\n", what, L, lname(layouts[l]), all ? "**met**" : "**missed**", txt
+    }
+}
+# The curves: one panel a layout, x = n and y = whole-job seconds, both logarithmic.
+function draw(    W, H, pw, ph, lx, ty, l, s, z, k, p, ymin, ymax, xmin, xmax, px, py, d, c, col, first, dec, lg) {
+    W = 1000; H = 470; pw = 400; ph = 300; ty = 40
+    split("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #000000 #aec7e8", col, " ")
+    ymin = 1e9; ymax = 0
+    for (k in mwall) { if (mwall[k] < ymin) ymin = mwall[k]; if (mwall[k] > ymax) ymax = mwall[k] }
+    if (ymax <= 0) return
+    ymin = 10 ^ int(log(ymin) / log(10) - (ymin < 1 ? 1 : 0)); ymax = 10 ^ (int(log(ymax) / log(10)) + 1)
+    xmin = sizes[1]; xmax = sizes[nn]; if (xmax == xmin) xmax = xmin * 2
+    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", W, H > svg
+    printf "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H > svg
+    for (l = 1; l <= nl; l++) {
+        lx = 70 + (l - 1) * (pw + 80)
+        printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"14\">whole-job time, %s</text>\n", lx + pw / 2, ty - 15, lname(layouts[l]) > svg
+        printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>\n", lx, ty, pw, ph > svg
+        for (dec = ymin; dec <= ymax * 1.0001; dec *= 10) {
+            py = ty + ph - ph * log(dec / ymin) / log(ymax / ymin)
+            printf "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g s</text>\n", lx, lx + pw, py, py, lx - 5, py + 4, dec > svg
+        }
+        for (z = 1; z <= nn; z++) {
+            px = lx + pw * log(sizes[z] / xmin) / log(xmax / xmin)
+            printf "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#ddd\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>\n", px, px, ty, ty + ph, px, ty + ph + 16, sizes[z] > svg
+        }
+        printf "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">ranks (n)</text>\n", lx + pw / 2, ty + ph + 34 > svg
+        c = 0
+        for (s = 1; s <= ns; s++) {
+            split(series[s], p, SUBSEP)
+            c++
+            if (p[2] != layouts[l]) continue
+            d = ""; first = 1
+            for (z = 1; z <= nn; z++) {
+                k = p[1] SUBSEP p[2] SUBSEP sizes[z] SUBSEP p[3]
+                if (!(k in mwall)) continue
+                px = lx + pw * log(sizes[z] / xmin) / log(xmax / xmin)
+                py = ty + ph - ph * log(mwall[k] / ymin) / log(ymax / ymin)
+                d = d sprintf("%s%.1f,%.1f", first ? "M" : " L", px, py); first = 0
+                printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", px, py, col[(legend_index(p[1] ":" p[3]) - 1) % 12 + 1] > svg
+            }
+            if (d != "") printf "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", d, col[(legend_index(p[1] ":" p[3]) - 1) % 12 + 1] > svg
+        }
+    }
+    lg = 0
+    for (i = 1; i <= nlegend; i++) {
+        printf "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n", 70 + ((i - 1) % 4) * 230, ty + ph + 55 + int((i - 1) / 4) * 18, col[(i - 1) % 12 + 1], 90 + ((i - 1) % 4) * 230, ty + ph + 60 + int((i - 1) / 4) * 18, legend[i] > svg
+    }
+    print "</svg>" > svg
+    close(svg)
+}
+function legend_index(name,    i) {
+    for (i = 1; i <= nlegend; i++) if (legend[i] == name) return i
+    legend[++nlegend] = name
+    return nlegend
+}
