@@ -26,7 +26,7 @@ TBIN     := $(BUILD)/c-tests
 SO       := target/release/libpmi.so
 SO2      := target/release/libpmi2.so
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
-            fork stalefd sigsafe memory
+            fork stalefd sigsafe memory stopped_server
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
 TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)

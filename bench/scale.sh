@@ -53,13 +53,15 @@ trap '"$root/scripts/launchers.sh" stop >/dev/null 2>&1' EXIT
 # shellcheck source=scripts/harness.sh
 source "$root/scripts/harness.sh" "$OUT/harness"
 
-# Not run: PMI-2 under Hydra 4.0.2 on one host from n = 512 (in a trial run both PMI-2
-# clients, this library's and MPICH's, were killed after 300 s; over four hosts both
-# finished in about 40 s).
-SKIPPED="PMI-2 (lib2, mpich2) under hydra4 on one host at n ≥ 512: Hydra 4.0.2's PMI-2 \
-server did not finish within 300 s for either client in a trial run"
+# Not run: PMI-2 under Hydra 4.0.2 on one host from n = 256 (this library's PMI-2 job
+# was killed after 300 s at 256, MPICH's simple PMI-2 client's after 200 s at 256 with
+# mpiexec's "write error (Interrupted system call)" in fn_kvs_put, and both after 300 s
+# at 512; over four hosts both finished at 512 in about 40 s).
+SKIPPED="PMI-2 (lib2, mpich2) under hydra4 on one host at n ≥ 256: Hydra 4.0.2's PMI-2 \
+server did not finish for either client (this library's killed after 300 s, MPICH's \
+simple PMI-2 client's after 200 s, its mpiexec failing to write a kvs-put reply)"
 clients_of() { # LAUNCHER N LAYOUT
-    if [ "$1" = hydra4 ] && [ "$2" -ge 512 ] && [ "$3" = 1 ]; then
+    if [ "$1" = hydra4 ] && [ "$2" -ge 256 ] && [ "$3" = 1 ]; then
         echo "lib ${REF_DIR:+mpich} raw"
         return
     fi

@@ -67,6 +67,17 @@ run trace-on 0 --expect log "libpmi[1] " --expect log "PMI_Get_universe_size(0x"
     --expect log ") = PMI_SUCCESS" "${said[@]}" -- \
     env PMI_DEBUG=1 "${L[@]}" "$b/info" 2 "$EXPECT_APPNUM" "$(expect_universe 2)" $EXPECT_MAXES
 
+# A PMIx server that stops answering (rank 0 stops it): with PMI_TIMEOUT=2 every rank's
+# barrier fails in time (core/src/backends/pmix_watch.rs). Each rank writes its verdict
+# to a file; how the launcher ends the job after is its own.
+if check_backend_is pmix; then
+    d=$logdir/stopped-server
+    rm -rf "$d" && mkdir -p "$d"
+    run stopped-server-n2 any --expect "$d/rank-0.txt" "ok: rank 0 of 2" \
+        --expect "$d/rank-1.txt" "ok: rank 1 of 2" -- \
+        env PMI_TIMEOUT=2 "${L[@]}" "$b/stopped_server" "$d"
+fi
+
 # --- libpmi2.so.0: the PMI-2 API under the same launcher ------------------------------------
 for nodes in "${layouts[@]}"; do
     s=$(layout_suffix "$K" "$nodes") HARNESS_LAYOUT=$s

@@ -77,8 +77,8 @@ flake_in() { # LOG: prints "ID (RATE)" of the first known flake LOG shows
 #   or --deviation ID TEXT (TEXT in the output shows the server deviation ID: the case is
 #   recorded as DEV ID rather than PASS; if the server stops deviating, it FAILs);
 #   FILE may be "log": the command's own output (stdout and stderr).
-# The verdict: COMMAND exits with STATUS ("nonzero" for any failure; a timeout is never
-# a pass) and every check holds. A failure that shows a known server flake (FLAKES) is
+# The verdict: COMMAND exits with STATUS ("nonzero" for any failure, "any" for whatever
+# it exits with; a timeout is never a pass) and every check holds. A failure that shows a known server flake (FLAKES) is
 # run once more.
 run() {
     local name=$1 want=$2 log=$logdir/$1.log
@@ -119,6 +119,8 @@ attempt() {
     # (srun's status when a task was killed).
     if [ "$got" = 124 ] || { [ "$got" = 137 ] && [ $((SECONDS - start)) -ge "$HARNESS_TIMEOUT" ]; }; then
         why="timed out after $HARNESS_TIMEOUT s"
+    elif [ "$want" = any ]; then
+        :
     elif [ "$want" = nonzero ]; then
         [ "$got" != 0 ] || why="exit 0, expected a failure"
     elif [ "$got" != "$want" ]; then

@@ -51,5 +51,6 @@ int main(void)
     SHOW(-PMIX_ERR_BAD_PARAM);
     SHOW(PMIX_SUCCESS);
     SHOW(-PMIX_ERR_NOT_FOUND);
+    SHOW(-PMIX_ERR_TIMEOUT);
     return 0;
 }

@@ -265,12 +265,12 @@ fn abort_is_bounded_and_aims_right() {
         "{stderr}"
     );
     // A PMIx_Init stuck where shutting its sockets does not reach: PMI_TIMEOUT to shut
-    // them, as long again, then the process ends with one line.
+    // them, 10 s more (the least grace), then the process ends with one line.
     let (status, took, _, stderr) = run("init", false);
     assert_eq!(status.code(), Some(1), "{stderr}");
-    assert!((1.9..10.0).contains(&took.as_secs_f64()), "{took:?}");
+    assert!((10.9..25.0).contains(&took.as_secs_f64()), "{took:?}");
     assert!(
-        stderr.contains("PMIx_Init has not returned 1 s after PMI_TIMEOUT passed"),
+        stderr.contains("PMIx_Init has not returned 10 s after PMI_TIMEOUT passed"),
         "{stderr}"
     );
     std::fs::remove_dir_all(&dir).ok();

@@ -69,6 +69,7 @@ fn init_against(addr: SocketAddr, uri_var: &str, lib: Option<&str>) -> (String, 
 }
 
 fn assert_bounded(case: &str, (stdout, stderr, took): (String, String, Duration)) {
+    eprintln!("{case}: PMI_Init failed after {took:?}");
     assert!(
         stdout.contains("init failed: Fail"),
         "{case}: {stdout}\n{stderr}"
@@ -78,7 +79,7 @@ fn assert_bounded(case: &str, (stdout, stderr, took): (String, String, Duration)
             && stderr.contains("did not finish in 1 s (PMI_TIMEOUT)"),
         "{case}: {stderr}"
     );
-    assert!(took < Duration::from_secs(10), "{case}: took {took:?}");
+    assert!(took < Duration::from_secs(20), "{case}: took {took:?}");
 }
 
 #[test]

@@ -12,11 +12,11 @@
 //! validation, the put-once rule, what is cached, the clique) live in `client`.
 #![deny(unsafe_code)]
 
-pub mod init_watch;
 pub mod pmi1_backend;
 pub mod pmi2_backend;
 pub mod pmix_backend;
 pub mod pmix_lib;
+pub mod pmix_watch;
 pub mod singleton_backend;
 
 use crate::backend::Backend;

@@ -31,8 +31,8 @@
 use std::collections::HashMap;
 use std::ffi::{CStr, OsString};
 
-use crate::backends::init_watch;
 use crate::backends::pmix_lib::{self, Answer, AppSpec, Lib, Proc, RANK_UNDEF, RANK_WILDCARD};
+use crate::backends::pmix_watch;
 
 use crate::backend::SpawnCommand;
 use crate::backend::{Backend, Identity, Maxes};
@@ -179,10 +179,10 @@ impl Pmix {
             lib.path,
             lib.version()
         ));
-        // PMIx_Init has no bound of its own (init_watch): PMI_TIMEOUT gives it one.
+        // PMIx_Init has no bound of its own (pmix_watch): PMI_TIMEOUT gives it one.
         let (started, late) = match timeout.filter(|&s| s > 0) {
             Some(seconds) => {
-                init_watch::within(seconds, &found.servers, "PMIx_Init", || lib.init())
+                pmix_watch::within(seconds, &found.servers, "PMIx_Init", || lib.init())
             }
             None => (lib.init(), false),
         };
@@ -206,6 +206,10 @@ impl Pmix {
                 lib.error_string(rc)
             ))
         })?;
+        // Every later call that waits for the server is bounded the same way.
+        if let Some(seconds) = timeout.filter(|&s| s > 0) {
+            pmix_watch::watch_calls(seconds, &found.servers);
+        }
         trace::line(format_args!(
             "PMIx_Init: namespace \"{}\" rank {}",
             me.nspace().escape_ascii(),

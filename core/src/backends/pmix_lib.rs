@@ -13,6 +13,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 
+use crate::backends::pmix_watch;
+
 /// `PMIX_MAX_NSLEN` + 1 and `PMIX_MAX_KEYLEN` + 1 (`pmix_common.h`).
 pub const NSPACE_LEN: usize = 256;
 pub const KEY_LEN: usize = 512;
@@ -106,6 +108,7 @@ pub fn abi_layout() -> Vec<(&'static str, usize)> {
         ("-PMIX_ERR_BAD_PARAM", (-ERR_BAD_PARAM) as usize),
         ("PMIX_SUCCESS", SUCCESS as usize),
         ("-PMIX_ERR_NOT_FOUND", (-ERR_NOT_FOUND) as usize),
+        ("-PMIX_ERR_TIMEOUT", (-ERR_TIMEOUT) as usize),
     ]
 }
 
@@ -115,6 +118,8 @@ const SCOPE_GLOBAL: u8 = 3;
 const SCOPE_LOCAL: u8 = 1;
 const SUCCESS: c_int = 0;
 pub const ERR_NOT_FOUND: c_int = -46;
+/// What a call that `PMI_TIMEOUT` cut off returns (`pmix_watch`).
+pub const ERR_TIMEOUT: c_int = -24;
 
 // `pmix_data_type_t` codes (`pmix_common.h`).
 const BOOL: u16 = 1;
@@ -478,8 +483,12 @@ impl Lib {
 
     pub fn finalize(&self) -> c_int {
         ACTIVE.store(false, Ordering::SeqCst);
-        // SAFETY: no info.
-        unsafe { (self.fns.finalize)(std::ptr::null(), 0) }
+        let rc = watched("PMIx_Finalize", || {
+            // SAFETY: no info.
+            unsafe { (self.fns.finalize)(std::ptr::null(), 0) }
+        });
+        pmix_watch::stop_calls();
+        rc
     }
 
     /// `PMIx_Get` of `key` for `who`, without asking the server for data this client
@@ -511,24 +520,30 @@ impl Lib {
         }
         add_timeout(&mut infos, timeout);
         let mut value: *mut Value = std::ptr::null_mut();
-        // SAFETY: `who` and `key` are valid and NUL-terminated, `infos` holds its count
-        // of entries, `value` is writable.
-        let rc = unsafe {
-            (self.fns.get)(
-                who,
-                key.as_ptr(),
-                infos.ptr(),
-                infos.items.len(),
-                &raw mut value,
-            )
-        };
+        let (rc, late) = pmix_watch::call("PMIx_Get", || {
+            // SAFETY: `who` and `key` are valid and NUL-terminated, `infos` holds its
+            // count of entries, `value` is writable.
+            unsafe {
+                (self.fns.get)(
+                    who,
+                    key.as_ptr(),
+                    infos.ptr(),
+                    infos.items.len(),
+                    &raw mut value,
+                )
+            }
+        });
+        // (Released when this returns, whatever it returns.)
+        let returned = (!value.is_null()).then(|| Returned { lib: self, value });
+        if late {
+            return Err(ERR_TIMEOUT);
+        }
         if rc != SUCCESS {
             return Err(rc);
         }
-        if value.is_null() {
+        let Some(returned) = returned else {
             return Err(ERR_BAD_PARAM);
-        }
-        let returned = Returned { lib: self, value };
+        };
         self.unload(returned.value)
     }
 
@@ -614,9 +629,13 @@ impl Lib {
         rc
     }
 
+    /// `PMIx_Commit`, which waits for the progress thread (4.2.2 waited for ever with its
+    /// server stopped: measured).
     pub fn commit(&self) -> c_int {
-        // SAFETY: no arguments.
-        unsafe { (self.fns.commit)() }
+        watched("PMIx_Commit", || {
+            // SAFETY: no arguments.
+            unsafe { (self.fns.commit)() }
+        })
     }
 
     /// `PMIx_Fence` over the whole namespace, with `collect`ing every process's data.
@@ -626,8 +645,10 @@ impl Lib {
             infos.add(c"pmix.collect", &InfoValue::Bool(true));
         }
         add_timeout(&mut infos, timeout);
-        // SAFETY: NULL procs means this namespace; `infos` holds its count of entries.
-        unsafe { (self.fns.fence)(std::ptr::null(), 0, infos.ptr(), infos.items.len()) }
+        watched("PMIx_Fence", || {
+            // SAFETY: NULL procs means this namespace; `infos` holds its count of entries.
+            unsafe { (self.fns.fence)(std::ptr::null(), 0, infos.ptr(), infos.items.len()) }
+        })
     }
 
     /// `PMIx_Publish` of `service` = `port` (strings).
@@ -639,8 +660,10 @@ impl Lib {
         if infos.add(&key, &InfoValue::Str(port)).is_none() {
             return ERR_BAD_PARAM;
         }
-        // SAFETY: `infos` holds its count of entries.
-        unsafe { (self.fns.publish)(infos.ptr(), infos.items.len()) }
+        watched("PMIx_Publish", || {
+            // SAFETY: `infos` holds its count of entries.
+            unsafe { (self.fns.publish)(infos.ptr(), infos.items.len()) }
+        })
     }
 
     /// `PMIx_Lookup` of `service`, without waiting for it to be published.
@@ -649,9 +672,13 @@ impl Lib {
         // SAFETY: an all-zero pmix_pdata_t is PMIX_LOOKUP_STATIC_INIT's value.
         let mut data: Pdata = unsafe { std::mem::zeroed() };
         data.key = key;
-        // SAFETY: one writable pdata with its key set; no info.
-        let rc = unsafe { (self.fns.lookup)(&raw mut data, 1, std::ptr::null(), 0) };
-        let answer = if rc == SUCCESS {
+        let (rc, late) = pmix_watch::call("PMIx_Lookup", || {
+            // SAFETY: one writable pdata with its key set; no info.
+            unsafe { (self.fns.lookup)(&raw mut data, 1, std::ptr::null(), 0) }
+        });
+        let answer = if late {
+            Err(ERR_TIMEOUT)
+        } else if rc == SUCCESS {
             self.unload(&raw mut data.value)
         } else {
             Err(rc)
@@ -667,8 +694,11 @@ impl Lib {
             return ERR_BAD_PARAM;
         };
         let mut keys = [key.as_ptr().cast_mut(), std::ptr::null_mut()];
-        // SAFETY: a NULL-terminated array of NUL-terminated keys, which PMIx only reads.
-        unsafe { (self.fns.unpublish)(keys.as_mut_ptr(), std::ptr::null(), 0) }
+        watched("PMIx_Unpublish", || {
+            // SAFETY: a NULL-terminated array of NUL-terminated keys, which PMIx only
+            // reads.
+            unsafe { (self.fns.unpublish)(keys.as_mut_ptr(), std::ptr::null(), 0) }
+        })
     }
 
     /// `PMIx_Spawn` of `apps`; the children's namespace on success.
@@ -724,17 +754,19 @@ impl Lib {
             infos.push(app_infos);
         }
         let mut nspace = [0 as c_char; NSPACE_LEN];
-        // SAFETY: `c_apps` points into `strings`, `arrays` and `infos`, all alive until
-        // the call returns; `nspace` has room for PMIX_MAX_NSLEN + 1 bytes.
-        let rc = unsafe {
-            (self.fns.spawn)(
-                std::ptr::null(),
-                0,
-                c_apps.as_ptr(),
-                c_apps.len(),
-                nspace.as_mut_ptr(),
-            )
-        };
+        let rc = watched("PMIx_Spawn", || {
+            // SAFETY: `c_apps` points into `strings`, `arrays` and `infos`, all alive
+            // until the call returns; `nspace` has room for PMIX_MAX_NSLEN + 1 bytes.
+            unsafe {
+                (self.fns.spawn)(
+                    std::ptr::null(),
+                    0,
+                    c_apps.as_ptr(),
+                    c_apps.len(),
+                    nspace.as_mut_ptr(),
+                )
+            }
+        });
         drop(c_apps);
         if rc != SUCCESS {
             return Err(rc);
@@ -758,6 +790,15 @@ pub struct AppSpec<'a> {
 }
 
 const ERR_BAD_PARAM: c_int = -27;
+
+/// A call that waits for the server, under `PMI_TIMEOUT`'s watch (`pmix_watch`): its
+/// status, or `PMIX_ERR_TIMEOUT` when the bound passed first.
+fn watched(what: &'static str, call: impl FnOnce() -> c_int) -> c_int {
+    match pmix_watch::call(what, call) {
+        (_, true) => ERR_TIMEOUT,
+        (rc, false) => rc,
+    }
+}
 
 fn add_timeout(infos: &mut Infos<'_>, timeout: Option<u32>) {
     if let Some(seconds) = timeout {

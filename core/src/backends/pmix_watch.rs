@@ -1,4 +1,4 @@
-//! `PMI_TIMEOUT` over `PMIx_Init`, which has no bound of its own.
+//! `PMI_TIMEOUT` over the PMIx client library's calls, which have no bound of their own.
 //!
 //! `PMIx_Init` connects to its server and reads the server's handshake in the calling
 //! thread, with blocking calls:
@@ -9,18 +9,26 @@
 //! - the connect: a server whose backlog is full drops the SYNs, and PMIx tries ten
 //!   blocking connects (4.2.2 still waited after 20 s).
 //!
-//! [`within`] runs the call beside a watcher thread. When the bound passes and the call
-//! has not returned, the watcher shuts down the stream sockets opened since the call
-//! began that lead to the server (or are still connecting), every 10 ms until it
-//! returns: a blocked read then sees the end of the stream and a blocked connect is
-//! aborted, so `PMIx_Init` fails with `PMIX_ERR_UNREACH`. Should it still not return
-//! after as long again, the process ends with one line: the user asked for a bound.
+//! After it, each call that waits for PMIx's progress thread (a get, a commit, a fence,
+//! the name service, spawn, finalize) has no bound either (`PMIX_TIMEOUT` is the
+//! server's to keep; with the server stopped, 4.2.2's `PMIx_Commit` waited for ever).
+//!
+//! [`within`] runs `PMIx_Init` beside a watcher thread; [`call`] runs a later call under
+//! one watcher thread for the process ([`watch_calls`]), which a call arms with its start
+//! and disarms when it returns (a lock taken twice, no system call). When the bound
+//! passes and the call has not returned, the watcher shuts down the TCP sockets that lead
+//! to the server (for `PMIx_Init`: those opened since it began, also while still
+//! connecting), every 10 ms (50 ms for later calls) until it returns: a blocked read then
+//! sees the end of the stream and a blocked connect is aborted, so PMIx fails the call
+//! (`PMIX_ERR_UNREACH`), and every later one. Should the call still not return after as
+//! long again (at least 10 s), the process ends with one line: the user asked for a
+//! bound.
 #![allow(unsafe_code)]
 
 use std::collections::HashSet;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::RawFd;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::trace;
@@ -76,7 +84,7 @@ fn relock(lock: &Mutex<Watch>) -> MutexGuard<'_, Watch> {
 }
 
 /// The watcher: wait for the bound; then shut the server's sockets until the call
-/// returns, and end the process if it still has not after as long again.
+/// returns, and end the process if it still has not after [`grace`].
 fn watch(
     shared: &Shared,
     bound: Duration,
@@ -103,17 +111,10 @@ fn watch(
     // The lock is held while sockets are shut: the caller cannot mark the call done
     // (and go on to use the connection) in between.
     watch.fired = true;
-    let last = Instant::now() + bound;
+    let last = Instant::now() + grace(bound);
     while !watch.done {
         if Instant::now() >= last {
-            trace::fatal(format_args!(
-                "{what} has not returned {} s after PMI_TIMEOUT passed and its connection \
-                 to the server was shut: ending the process",
-                bound.as_secs()
-            ));
-            // SAFETY: ends the process at once, as PMI_TIMEOUT asks; nothing of the
-            // caller's is touched.
-            unsafe { libc::_exit(1) };
+            give_up(what, grace(bound));
         }
         let new: HashSet<RawFd> = open_fds().difference(before).copied().collect();
         for fd in server_sockets(&new, servers) {
@@ -126,6 +127,135 @@ fn watch(
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .0;
     }
+}
+
+/// The watch over the calls after `PMIx_Init` (one a process).
+struct Calls {
+    bound: Duration,
+    servers: Vec<SocketAddr>,
+    slot: Mutex<Slot>,
+}
+
+/// The call being watched, if one is.
+#[derive(Default)]
+struct Slot {
+    /// The running call's name and start.
+    armed: Option<(&'static str, Instant)>,
+    /// The bound passed before the armed call returned.
+    fired: bool,
+    /// The watcher thread runs.
+    running: bool,
+    /// It is asked to end (`PMIx_Finalize` returned).
+    stop: bool,
+}
+
+static CALLS: OnceLock<Calls> = OnceLock::new();
+
+/// Watch every later [`call`] with `seconds` as its bound: start the watcher thread (once,
+/// and again after [`stop_calls`]). Without the server's address nothing can be shut, and
+/// nothing is watched.
+pub fn watch_calls(seconds: u32, servers: &[SocketAddr]) {
+    if servers.is_empty() {
+        return;
+    }
+    let calls = CALLS.get_or_init(|| Calls {
+        bound: Duration::from_secs(u64::from(seconds)),
+        servers: servers.to_vec(),
+        slot: Mutex::default(),
+    });
+    let mut slot = relock_slot(&calls.slot);
+    slot.stop = false;
+    if !slot.running {
+        let started = std::thread::Builder::new()
+            .name("pmi-watch".into())
+            .spawn(move || tick(calls));
+        slot.running = started.is_ok();
+    }
+}
+
+/// End the watcher thread (after `PMIx_Finalize`).
+pub fn stop_calls() {
+    if let Some(calls) = CALLS.get() {
+        relock_slot(&calls.slot).stop = true;
+    }
+}
+
+/// Run `call`, one PMIx call that waits for the server, under the watch; its result, and
+/// whether the bound passed before it returned (its connection to the server is then
+/// shut, and the result must not be used).
+pub fn call<T>(what: &'static str, call: impl FnOnce() -> T) -> (T, bool) {
+    let Some(calls) = CALLS.get().filter(|c| relock_slot(&c.slot).running) else {
+        return (call(), false);
+    };
+    {
+        let mut slot = relock_slot(&calls.slot);
+        slot.armed = Some((what, Instant::now()));
+        slot.fired = false;
+    }
+    let out = call();
+    let mut slot = relock_slot(&calls.slot);
+    slot.armed = None;
+    (out, std::mem::take(&mut slot.fired))
+}
+
+fn relock_slot(lock: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
+    lock.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The watcher of later calls: every 50 ms, the armed call's age.
+fn tick(calls: &Calls) {
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        let mut slot = relock_slot(&calls.slot);
+        if slot.stop {
+            slot.running = false;
+            return;
+        }
+        let Some((what, start)) = slot.armed else {
+            continue;
+        };
+        let age = start.elapsed();
+        if age < calls.bound {
+            continue;
+        }
+        if !slot.fired {
+            slot.fired = true;
+            trace::fatal(format_args!(
+                "{what}: no answer from the PMIx server in {} s (PMI_TIMEOUT): its \
+                 connection is shut",
+                calls.bound.as_secs()
+            ));
+        }
+        if age >= calls.bound + grace(calls.bound) {
+            give_up(what, grace(calls.bound));
+        }
+        // The lock is held: the call cannot be disarmed (and a new one armed) meanwhile.
+        for fd in server_sockets(&open_fds(), &calls.servers) {
+            // SAFETY: shutdown takes an fd number; this one is a TCP socket that leads to
+            // the server.
+            unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
+        }
+    }
+}
+
+/// How long a call may take to return once its connection was shut: as long as the
+/// bound, and at least 10 s (PMIx retries its connects, and a busy machine is slow).
+fn grace(bound: Duration) -> Duration {
+    bound.max(Duration::from_secs(10))
+}
+
+/// The last resort: a call that outlived its bound and the grace after it ends the
+/// process.
+fn give_up(what: &str, grace: Duration) -> ! {
+    trace::fatal(format_args!(
+        "{what} has not returned {} s after PMI_TIMEOUT passed and its connection to the \
+         server was shut: ending the process",
+        grace.as_secs()
+    ));
+    // SAFETY: ends the process at once, as PMI_TIMEOUT asks; nothing of the caller's is
+    // touched.
+    unsafe { libc::_exit(1) }
 }
 
 /// The process's open file descriptors (not the one that listed them, closed again).
@@ -297,6 +427,32 @@ mod tests {
         let client = TcpStream::connect(addr).unwrap();
         let (_, from) = listener.accept().unwrap();
         assert_eq!(from, client.local_addr().unwrap());
+    }
+
+    #[test]
+    fn a_later_call_is_cut_off_at_the_bound_and_the_next_is_not_watched_after_stop() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = listener.local_addr().unwrap();
+        // The connection exists before the call, as PMIx's does after PMIx_Init.
+        let mut stream = TcpStream::connect(server).unwrap();
+        watch_calls(1, &[server]);
+        let start = Instant::now();
+        let (read, fired) = call("PMIx_Fence", || {
+            let mut byte = [0u8; 1];
+            std::io::Read::read(&mut stream, &mut byte)
+        });
+        assert!(fired);
+        assert_eq!(read.unwrap(), 0, "the read sees the end of the stream");
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            start.elapsed()
+        );
+        // A call that returns in time is not marked.
+        assert_eq!(call("PMIx_Get", || 5), (5, false));
+        stop_calls();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!relock_slot(&CALLS.get().unwrap().slot).running);
     }
 
     #[test]

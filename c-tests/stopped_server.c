@@ -1,0 +1,66 @@
+/* PMI_TIMEOUT against a real server that stops answering. After two barriers (the
+ * second done at rank 0 means every rank has read the first's reply), rank 0 stops its
+ * parent (the launcher's process that serves it: slurmstepd, prterun or prted, Hydra's
+ * proxy) with SIGSTOP, so no barrier can complete any more. Each rank's next barriers
+ * must fail with PMI_FAIL, the first within a few seconds of PMI_TIMEOUT (the runner sets
+ * it), and rank 0 then lets the server go on (SIGCONT). Each rank writes its verdict to
+ * OUTDIR/rank-R.txt ("ok ..." or what went wrong): the launcher may end the job as it
+ * likes once its processes leave without PMI_Finalize. Usage: stopped_server OUTDIR */
+#define _POSIX_C_SOURCE 200809L
+#include <pmi.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    int spawned, rank, size;
+    const char *bound_text = getenv("PMI_TIMEOUT");
+    REQUIRE(argc == 2 && bound_text != NULL && atoi(bound_text) > 0);
+    double bound = atoi(bound_text);
+    REQUIRE_RC(PMI_Init(&spawned), PMI_SUCCESS);
+    REQUIRE_RC(PMI_Get_rank(&rank), PMI_SUCCESS);
+    REQUIRE_RC(PMI_Get_size(&size), PMI_SUCCESS);
+    check_rank = rank;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank-%d.txt", argv[1], rank);
+    FILE *out = fopen(path, "w");
+    REQUIRE(out != NULL);
+    REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
+    /* Rank 0 returns from this one only once every rank has asked for it. */
+    int rc = PMI_Barrier();
+    pid_t server = getppid();
+    if (rank == 0) {
+        REQUIRE_RC(rc, PMI_SUCCESS);
+        REQUIRE(kill(server, SIGSTOP) == 0);
+    }
+    /* The first barrier to fail (another rank's second may still have been answered). */
+    double took = 0;
+    for (int tries = 0; rc == PMI_SUCCESS && tries < 2; tries++) {
+        double start = now();
+        rc = PMI_Barrier();
+        took = now() - start;
+    }
+    int again = PMI_Barrier();
+    if (rank == 0)
+        kill(server, SIGCONT);
+    if (rc != PMI_FAIL || again != PMI_FAIL)
+        fprintf(out, "barriers returned %d then %d, expected PMI_FAIL (%d)\n", rc, again, PMI_FAIL);
+    else if (took > 3 * bound + 2)
+        fprintf(out, "the barrier failed after %.1f s, PMI_TIMEOUT=%.0f\n", took, bound);
+    else
+        fprintf(out, "ok: rank %d of %d: the barrier failed after %.1f s\n", rank, size, took);
+    fclose(out);
+    return 0;
+}
