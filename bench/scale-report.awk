@@ -21,14 +21,15 @@ BEGIN { FS = "\t" }
     w[k, good[k]] = $6
 }
 
-# q(a, count, p): the p-quantile (0..1) of a[1..count] (sorted in place), by nearest rank.
-function q(a, count, p,    i, j, t, r) {
+# q(a, count, p): the p-quantile (0..1) of a[1..count] (sorted in place), interpolated
+# between the nearest ranks (with 3 values: the quartiles are the midpoints).
+function q(a, count, p,    i, j, t, pos, lo) {
     for (i = 2; i <= count; i++)
         for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
     if (count == 0) return "nan"
-    if (p == 0.5) return (count % 2) ? a[(count + 1) / 2] : (a[count / 2] + a[count / 2 + 1]) / 2
-    r = int(p * (count - 1) + 0.5) + 1
-    return a[r]
+    pos = p * (count - 1) + 1; lo = int(pos)
+    if (lo >= count) return a[count]
+    return a[lo] + (pos - lo) * (a[lo + 1] - a[lo])
 }
 function med(src, k,    a, i) { for (i = 1; i <= good[k]; i++) a[i] = src[k, i]; return q(a, good[k], 0.5) }
 # The reference each client is held against, under each launcher.
@@ -127,8 +128,7 @@ function tg(what, L, c, limit,    l, z, all, txt, any) {
 }
 # The curves: one panel a layout, x = n and y = whole-job seconds, both logarithmic.
 function draw(    W, H, pw, ph, lx, ty, l, s, z, k, p, ymin, ymax, xmin, xmax, px, py, d, c, col, first, dec, lg) {
-    W = 1000; H = 470; pw = 400; ph = 300; ty = 40
-    split("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #000000 #aec7e8", col, " ")
+    W = 1000; H = 480; pw = 400; ph = 300; ty = 40
     ymin = 1e9; ymax = 0
     for (k in mwall) { if (mwall[k] < ymin) ymin = mwall[k]; if (mwall[k] > ymax) ymax = mwall[k] }
     if (ymax <= 0) return
@@ -161,17 +161,29 @@ function draw(    W, H, pw, ph, lx, ty, l, s, z, k, p, ymin, ymax, xmin, xmax, p
                 px = lx + pw * log(sizes[z] / xmin) / log(xmax / xmin)
                 py = ty + ph - ph * log(mwall[k] / ymin) / log(ymax / ymin)
                 d = d sprintf("%s%.1f,%.1f", first ? "M" : " L", px, py); first = 0
-                printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", px, py, col[(legend_index(p[1] ":" p[3]) - 1) % 12 + 1] > svg
+                printf "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", px, py, color_of(p[3]) > svg
             }
-            if (d != "") printf "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", d, col[(legend_index(p[1] ":" p[3]) - 1) % 12 + 1] > svg
+            legend_index(p[1] ":" p[3])
+            if (d != "") printf "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\"/>\n", d, color_of(p[3]), dash_of(p[1]) > svg
         }
     }
-    lg = 0
+    # The legend: a launcher's clients side by side, a line sample each.
     for (i = 1; i <= nlegend; i++) {
-        printf "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n", 70 + ((i - 1) % 4) * 230, ty + ph + 55 + int((i - 1) / 4) * 18, col[(i - 1) % 12 + 1], 90 + ((i - 1) % 4) * 230, ty + ph + 60 + int((i - 1) / 4) * 18, legend[i] > svg
+        split(legend[i], lp, ":")
+        lx = 70 + ((i - 1) % 4) * 230; py = ty + ph + 58 + int((i - 1) / 4) * 18
+        printf "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n", lx, lx + 26, py, py, color_of(lp[2]), dash_of(lp[1]), lx + 32, py + 4, legend[i] > svg
     }
     print "</svg>" > svg
     close(svg)
+}
+# A client's color, a launcher's dashes.
+function color_of(c) {
+    return c == "lib" ? "#d62728" : c == "lib2" ? "#ff7f0e" : c == "mpich" ? "#1f77b4" : \
+        c == "mpich2" ? "#17becf" : c == "slurm2" ? "#9467bd" : c == "raw" ? "#7f7f7f" : \
+        c == "pmix" ? "#2ca02c" : "#000000"
+}
+function dash_of(L) {
+    return L == "hydra4" ? "none" : L == "srun" ? "7,3" : L == "srun-pmix" ? "2,3" : "9,3,2,3"
 }
 function legend_index(name,    i) {
     for (i = 1; i <= nlegend; i++) if (legend[i] == name) return i
