@@ -25,3 +25,13 @@ static inline const char *wireup_cost(char *buf, size_t size)
              ru.ru_minflt, ru.ru_maxrss);
     return buf;
 }
+
+/* The one result line of a program that timed its init: `wireup rank=R init_ns=I ns=T
+ * ok=K t0=.. t1=..` and its cost, printed in one printf and flushed. */
+static inline void wireup_report(int rank, long long t0, long long ti, long long t1, int ok)
+{
+    char cost[96];
+    printf("wireup rank=%d init_ns=%lld ns=%lld ok=%d t0=%lld t1=%lld%s\n", rank, ti - t0,
+           t1 - t0, ok, t0, t1, wireup_cost(cost, sizeof cost));
+    fflush(stdout);
+}

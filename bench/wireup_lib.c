@@ -28,10 +28,7 @@ int main(void)
              2 * size;
     REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
     long long t1 = wireup_now_ns();
-    char cost[96];
-    printf("wireup rank=%d init_ns=%lld ns=%lld ok=%d t0=%lld t1=%lld%s\n", rank, ti - t0,
-           t1 - t0, ok, t0, t1, wireup_cost(cost, sizeof cost));
-    fflush(stdout);
+    wireup_report(rank, t0, ti, t1, ok);
     REQUIRE_RC(PMI_Finalize(), PMI_SUCCESS);
     free(kvsname), free(key), free(value), free(expected);
     return ok ? 0 : 1;

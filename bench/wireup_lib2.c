@@ -8,14 +8,6 @@
 
 #include "wireup.h"
 
-/* check.h's card, with ',' for ';'. */
-static void card(char *buf, size_t len, int rank, int which)
-{
-    bc_card(buf, len, rank, which);
-    for (char *p = strchr(buf, ';'); p; p = strchr(p, ';'))
-        *p = ',';
-}
-
 int main(void)
 {
     int spawned, size, rank, appnum, len;
@@ -28,7 +20,7 @@ int main(void)
     REQUIRE_RC(PMI2_Job_GetId(jobid, sizeof jobid), PMI2_SUCCESS);
     for (int which = 0; which < 2; which++) {
         snprintf(key, sizeof key, "card-%d-%d", rank, which);
-        card(value, sizeof value, rank, which);
+        bc_card2(value, sizeof value, rank, which);
         REQUIRE_RC(PMI2_KVS_Put(key, value), PMI2_SUCCESS);
     }
     REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS);
@@ -36,7 +28,7 @@ int main(void)
     for (int peer = 0; peer < size; peer++)
         for (int which = 0; which < 2; which++) {
             snprintf(key, sizeof key, "card-%d-%d", peer, which);
-            card(expected, sizeof expected, peer, which);
+            bc_card2(expected, sizeof expected, peer, which);
             int rc = PMI2_KVS_Get(jobid, peer, key, value, sizeof value, &len);
             if (rc == PMI2_SUCCESS && strcmp(value, expected) == 0)
                 learned++;
@@ -46,10 +38,7 @@ int main(void)
     int ok = learned == 2 * size;
     REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS);
     long long t1 = wireup_now_ns();
-    char cost[96];
-    printf("wireup rank=%d init_ns=%lld ns=%lld ok=%d t0=%lld t1=%lld%s\n", rank, ti - t0,
-           t1 - t0, ok, t0, t1, wireup_cost(cost, sizeof cost));
-    fflush(stdout);
+    wireup_report(rank, t0, ti, t1, ok);
     REQUIRE_RC(PMI2_Finalize(), PMI2_SUCCESS);
     return ok ? 0 : 1;
 }

@@ -58,10 +58,7 @@ int main(void)
         check_fail(__FILE__, __LINE__, "read %d of %d cards", learned, 2 * size);
     fence(0);
     long long t1 = wireup_now_ns();
-    char cost[96];
-    printf("wireup rank=%u init_ns=%lld ns=%lld ok=%d t0=%lld t1=%lld%s\n", me.rank, ti - t0,
-           t1 - t0, ok, t0, t1, wireup_cost(cost, sizeof cost));
-    fflush(stdout);
+    wireup_report((int)me.rank, t0, ti, t1, ok);
     fence(0);
     PMIx_Finalize(NULL, 0);
     return ok ? 0 : 1;

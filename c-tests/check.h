@@ -184,6 +184,15 @@ static inline void bc_card(char *buf, size_t len, int rank, int which)
         snprintf(buf, len, "shm:/dev/shm/demo-%d;pid-slot=%d", rank, rank * 7);
 }
 
+/* The same card as PMI-2 can carry it: ',' for ';' (servers cut PMI-2 values at a ';'). */
+static inline void bc_card2(char *buf, size_t len, int rank, int which)
+{
+    bc_card(buf, len, rank, which);
+    for (char *p = buf; *p; p++)
+        if (*p == ';')
+            *p = ',';
+}
+
 /* ---- the node-local ranks against the truth ---------------------------------------------
  * Across real hosts (the runner sets CHECK_REAL_HOSTS: scripts/cluster.sh), a rank's
  * node-local ranks must be exactly the ranks whose gethostname() is its own. HOSTS[r] is

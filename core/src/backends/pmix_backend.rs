@@ -180,7 +180,8 @@ impl Pmix {
             lib.version()
         ));
         // PMIx_Init has no bound of its own (pmix_watch): PMI_TIMEOUT gives it one.
-        let (started, late) = match timeout.filter(|&s| s > 0) {
+        let bound = timeout.filter(|&s| s > 0);
+        let (started, late) = match bound {
             Some(seconds) => {
                 pmix_watch::within(seconds, &found.servers, "PMIx_Init", || lib.init())
             }
@@ -195,7 +196,7 @@ impl Pmix {
                  connection to the server was shut",
                 found.why,
                 lib.path,
-                timeout.unwrap_or(0)
+                bound.unwrap_or(0)
             )));
         }
         let me = started.map_err(|rc| {
@@ -207,7 +208,7 @@ impl Pmix {
             ))
         })?;
         // Every later call that waits for the server is bounded the same way.
-        if let Some(seconds) = timeout.filter(|&s| s > 0) {
+        if let Some(seconds) = bound {
             pmix_watch::watch_calls(seconds, &found.servers);
         }
         trace::line(format_args!(
