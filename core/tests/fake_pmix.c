@@ -3,7 +3,8 @@
  * against the real pmix.h), serving a job of FAKE_PMIX_SIZE processes (default 1) in
  * namespace PMIX_NAMESPACE from memory, and logging each call as one line to the file
  * FAKE_PMIX_LOG. Not a PMIx: no server, no other process; what another rank put is
- * never found. */
+ * never found, but for the text of every other rank's first key directory entry
+ * (FAKE_PMIX_PEER_DIR, when set). */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -197,6 +198,12 @@ int PMIx_Get(const proc_t *proc, const char *key, const info_t *info, size_t nin
             snprintf(text, sizeof text, "%u", first);
         *val = answer(STRING, text);
     } else {
+        /* Another rank's first directory entry, when the test gives one. */
+        const char *peer_dir = getenv("FAKE_PMIX_PEER_DIR");
+        if (peer_dir && proc->rank != me.rank && proc->rank < n && !strcmp(key, "libpmi:dir:0")) {
+            *val = answer(STRING, peer_dir);
+            return 0;
+        }
         for (size_t i = 0; i < nstore; i++)
             if ((proc->rank == me.rank || proc->rank == UNDEF) && !strcmp(store[i].key, key)) {
                 *val = answer(STRING, store[i].value);

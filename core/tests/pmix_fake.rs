@@ -69,12 +69,14 @@ fn the_pmix_backend_over_a_fake_libpmix() {
     std::env::set_var("PMIX_NAMESPACE", "fake-ns");
     std::env::set_var("PMIX_RANK", "0");
     std::env::set_var("FAKE_PMIX_LOG", &log);
+    // Rank 1's directory entry: one card with its value beside its name, one without.
+    std::env::set_var("FAKE_PMIX_SIZE", "2");
+    std::env::set_var("FAKE_PMIX_PEER_DIR", "-\n6:card-1=5:hello8:big-card");
 
     let id = session::init(Api::Pmi1, "PMI_Init").expect("init");
-    assert_eq!((id.rank, id.size, id.spawned), (0, 1, false));
-    // The client's data store is hash unless the user chose (Slurm's ds21 times out on a
-    // get by an undefined rank).
-    assert_eq!(std::env::var("PMIX_MCA_gds").as_deref(), Ok("hash"));
+    assert_eq!((id.rank, id.size, id.spawned), (0, 2, false));
+    // The data store is the one the server offers: the library sets nothing.
+    assert_eq!(std::env::var_os("PMIX_MCA_gds"), None);
     let init = calls(&log);
     assert_eq!(init[0], "init fake-ns 0 ninfo=0");
     assert!(
@@ -84,7 +86,7 @@ fn the_pmix_backend_over_a_fake_libpmix() {
 
     state::with_client(|c| {
         assert_eq!(c.kvsname(), Ok(&b"fake-ns"[..]));
-        assert_eq!(c.universe_size(), Ok(2));
+        assert_eq!(c.universe_size(), Ok(4));
         assert_eq!(c.appnum(), Ok(0));
         calls(&log);
         // The library's own keys and the rules: nothing reaches PMIx.
@@ -101,26 +103,32 @@ fn the_pmix_backend_over_a_fake_libpmix() {
         let exchange = calls(&log);
         assert_eq!(exchange[0], "put scope=3 k=v");
         assert!(has(&exchange, "commit"), "{exchange:?}");
-        // At the barrier, the directory of the keys put since the last one.
-        assert!(
-            exchange
-                .iter()
-                .any(|l| l.starts_with("put scope=3 libpmi:dir:")),
-            "{exchange:?}"
-        );
+        // At the barrier, the directory of the keys put since the last one, a short
+        // value beside its name (the fake logs the entry's two lines as two).
+        assert!(has(&exchange, "put scope=3 libpmi:dir:0=-"), "{exchange:?}");
+        assert!(has(&exchange, "1:k=1:v"), "{exchange:?}");
         assert!(
             exchange.iter().any(|l| l.starts_with("fence ")),
             "{exchange:?}"
         );
+        // Its own key, and a peer's whose value came in the peer's entry: no get of
+        // theirs reaches PMIx; the peer's entry is read once.
         assert_eq!(c.get(b"fake-ns", b"k"), Ok(&b"v"[..]));
+        assert_eq!(c.get(b"fake-ns", b"card-1"), Ok(&b"hello"[..]));
+        let gets = calls(&log);
+        let of_keys: Vec<&String> = gets.iter().filter(|l| !l.contains("pmix.")).collect();
+        assert_eq!(of_keys, ["get 1 libpmi:dir:0 ninfo=0"], "{gets:?}");
+        // A name without its value is asked of its owner (who has none here).
+        assert_eq!(c.get(b"fake-ns", b"big-card"), Err(PmiError::InvalidKey));
+        assert!(has(&calls(&log), "get 1 big-card ninfo=0"));
         assert_eq!(
             c.get(b"fake-ns", b"nobody-put-it"),
             Err(PmiError::InvalidKey)
         );
         // The clique from PMIX_LOCAL_PEERS.
-        let mut ranks = [-1; 1];
-        assert_eq!(c.clique_into(&mut ranks), Ok(1));
-        assert_eq!(ranks, [0]);
+        let mut ranks = [-1; 2];
+        assert_eq!(c.clique_into(&mut ranks), Ok(2));
+        assert_eq!(ranks, [0, 1]);
         calls(&log);
         // The name service.
         assert_eq!(c.publish_name(b"svc", b"tcp://h:1"), Ok(()));

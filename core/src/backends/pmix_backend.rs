@@ -20,7 +20,13 @@
 //! the names of the keys it put since its previous barrier, under a key of that
 //! barrier's own (`libpmi:dir:F`, F counting this process's barriers). After a barrier,
 //! the first get of a key this process does not know reads each peer's new names once,
-//! and every get then asks the key's owner, as a native PMIx client does. Two facts of
+//! and every get then asks the key's owner, as a native PMIx client does. A short value
+//! travels in the entry beside its name (`INLINE_VALUE_MAX`, up to `INLINE_ENTRY_MAX` an
+//! entry), so the reader that reads a peer's entry has its business cards too, without a
+//! `PMIx_Get` each: every `PMIx_Get` waits for PMIx's progress thread, and on a crowded
+//! node each such wait is a pair of context switches (a 256-rank job under
+//! `srun --mpi=pmix` on 2 cores spent about 0.5 s more in all for each further get per
+//! peer, measured). A reader keeps such values up to `KNOWN_BYTES`. Two facts of
 //! PMIx shape it (measured with PMIx 4.2.2 under PRRTE across two hosts): a get from
 //! another host of a key that is not there waits for it until its timeout, so a reader
 //! asks only for directory keys that exist; and a key put again is served from the
@@ -60,15 +66,28 @@ const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
 /// The keys of the directory (module doc); a program's key may not start so.
 const RESERVED_PREFIX: &[u8] = b"libpmi:";
 /// Barrier F's entry: "P\n" (P the last earlier barrier whose entry has names, or "-")
-/// then the names put since the barrier before F.
+/// then the names put since the barrier before F, each with its value when that is short
+/// (`encode_item`).
 const DIR_KEY: &str = "libpmi:dir:";
+
+/// The longest value that travels in a directory entry beside its name (a business card
+/// of MPICH or Intel MPI is 50 to 300 bytes).
+const INLINE_VALUE_MAX: usize = 1024;
+/// The most value bytes one entry carries: the fence moves these twice (once under their
+/// own key, for PMIx readers, and once here).
+const INLINE_ENTRY_MAX: usize = 16 << 10;
+/// The most a process keeps of the values it read in entries and of its own (records of
+/// `Store`, key and value with 8 bytes each); past it, a key is asked of its owner.
+pub const KNOWN_BYTES: usize = 4 << 20;
 
 /// Who put which key: this process's side of the key directory and what it has read of
 /// the others'.
 #[derive(Default)]
 struct Directory {
-    /// The names put since the last barrier, encoded (`encode_name`).
+    /// The names put since the last barrier, encoded (`encode_item`).
     pending: Vec<u8>,
+    /// The value bytes `pending` carries.
+    pending_inline: usize,
     /// The last barrier whose entry had names.
     last_named: Option<u64>,
     /// Barriers this process has completed.
@@ -79,36 +98,78 @@ struct Directory {
     read: Vec<u64>,
     /// `fences` when the entries were last read.
     read_at: u64,
+    /// Values known without asking PMIx: this process's own, and those that came in
+    /// the entries read (at most `KNOWN_BYTES`).
+    known: Store,
 }
 
-/// A name in an entry: its length in decimal, ':', the name.
+impl Directory {
+    /// Keep `value` of `key`, unless that passes `KNOWN_BYTES`.
+    fn keep(&mut self, key: &[u8], value: &[u8]) {
+        if self.known.arena_len() + Store::record_len(key, value) <= KNOWN_BYTES {
+            self.known.insert(key, value);
+        }
+    }
+}
+
+/// A length-prefixed string: its length in decimal, ':', its bytes.
 fn encode_name(out: &mut Vec<u8>, name: &[u8]) {
     out.extend_from_slice(name.len().to_string().as_bytes());
     out.push(b':');
     out.extend_from_slice(name);
 }
 
-/// The names of an entry; `None` when they are not in `encode_name`'s form.
-fn decode_names(mut text: &[u8]) -> Option<Vec<&[u8]>> {
-    let mut names = Vec::new();
-    while !text.is_empty() {
-        let colon = memchr::memchr(b':', text)?;
-        let len: usize = std::str::from_utf8(&text[..colon]).ok()?.parse().ok()?;
-        let rest = &text[colon + 1..];
-        names.push(rest.get(..len)?);
-        text = &rest[len..];
+/// An item of an entry: the name, then, when the value travels with it, '=' and the
+/// value, both length-prefixed (`encode_name`).
+fn encode_item(out: &mut Vec<u8>, name: &[u8], value: Option<&[u8]>) {
+    encode_name(out, name);
+    if let Some(value) = value {
+        out.push(b'=');
+        encode_name(out, value);
     }
-    Some(names)
 }
 
-/// An entry: the last earlier barrier with names (`None`: there is none), the names.
-fn split_entry(text: &[u8]) -> Option<(Option<u64>, Vec<&[u8]>)> {
+/// A length-prefixed string at the start of `text`, and what follows it.
+fn decode_name(text: &[u8]) -> Option<(&[u8], &[u8])> {
+    let colon = memchr::memchr(b':', text)?;
+    let digits = &text[..colon];
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let len: usize = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    let rest = &text[colon + 1..];
+    Some((rest.get(..len)?, &rest[len..]))
+}
+
+/// One item of an entry: a name and its value when it travels with it.
+type Item<'a> = (&'a [u8], Option<&'a [u8]>);
+
+/// The items of an entry; `None` when they are not in `encode_item`'s form.
+fn decode_items(mut text: &[u8]) -> Option<Vec<Item<'_>>> {
+    let mut items = Vec::new();
+    while !text.is_empty() {
+        let (name, rest) = decode_name(text)?;
+        let (value, rest) = match rest.strip_prefix(b"=") {
+            Some(rest) => {
+                let (value, rest) = decode_name(rest)?;
+                (Some(value), rest)
+            }
+            None => (None, rest),
+        };
+        items.push((name, value));
+        text = rest;
+    }
+    Some(items)
+}
+
+/// An entry: the last earlier barrier with names (`None`: there is none), the items.
+fn split_entry(text: &[u8]) -> Option<(Option<u64>, Vec<Item<'_>>)> {
     let nl = memchr::memchr(b'\n', text)?;
     let previous = match &text[..nl] {
         b"-" => None,
         p => Some(std::str::from_utf8(p).ok()?.parse().ok()?),
     };
-    Some((previous, decode_names(&text[nl + 1..])?))
+    Some((previous, decode_items(&text[nl + 1..])?))
 }
 
 pub struct Pmix {
@@ -433,6 +494,7 @@ impl Pmix {
         if !dir.pending.is_empty() {
             dir.last_named = Some(dir.fences);
             dir.pending.clear();
+            dir.pending_inline = 0;
         }
         Ok(())
     }
@@ -469,13 +531,20 @@ impl Pmix {
                         break;
                     }
                 };
-                let Some((previous, names)) = split_entry(&text) else {
+                let Some((previous, items)) = split_entry(&text) else {
                     trace::warn(format_args!("rank {rank}'s \"{key}\" is not one of ours"));
                     break;
                 };
-                for name in names {
-                    if here || !name.starts_with(NODE_ATTR_PREFIX) {
-                        self.dir.owners.entry(name.to_vec()).or_insert(rank);
+                for (name, value) in items {
+                    if !here && name.starts_with(NODE_ATTR_PREFIX) {
+                        continue;
+                    }
+                    // (A name in two entries of one rank: the later, read first, stays.)
+                    if !self.dir.owners.contains_key(name) {
+                        self.dir.owners.insert(name.to_vec(), rank);
+                        if let Some(value) = value {
+                            self.dir.keep(name, value);
+                        }
                     }
                 }
                 next = previous;
@@ -484,12 +553,25 @@ impl Pmix {
         }
     }
 
-    /// `key` was put by this process: in its next directory entry, unless it was before.
-    fn owns(&mut self, key: &[u8]) {
+    /// `key` was put by this process: in its next directory entry, unless it was before,
+    /// with `value` when that is short and the entry has room (a node attribute's is
+    /// `None`: it is not for other nodes).
+    fn owns(&mut self, key: &[u8], value: Option<&[u8]>) {
         let me = self.me.rank();
-        if self.dir.owners.insert(key.to_vec(), me) != Some(me) {
-            encode_name(&mut self.dir.pending, key);
+        let dir = &mut self.dir;
+        if dir.owners.insert(key.to_vec(), me) == Some(me) {
+            return;
         }
+        let inline = value.filter(|v| {
+            v.len() <= INLINE_VALUE_MAX && dir.pending_inline + v.len() <= INLINE_ENTRY_MAX
+        });
+        if let Some(v) = inline {
+            dir.pending_inline += v.len();
+        }
+        if let Some(v) = value {
+            dir.keep(key, v);
+        }
+        encode_item(&mut dir.pending, key, inline);
     }
 
     /// The owner of `key`, reading the directories again when a fence has passed since
@@ -551,7 +633,7 @@ impl Backend for Pmix {
         }
         let rc = self.lib.put(key, value);
         self.check(&format!("PMIx_Put(global, \"{}\")", key.escape_ascii()), rc)?;
-        self.owns(key);
+        self.owns(key, Some(value));
         Ok(())
     }
 
@@ -589,7 +671,19 @@ impl Backend for Pmix {
         }
         // The owner, from the directory; else any process of this host (a key put by a
         // PMIx client other than this library).
-        let answer = match self.owner_of(key) {
+        let owner = self.owner_of(key);
+        // A value of this process's, or one a peer's entry carried: known only once its
+        // owner is, so no earlier than PMIx would give it.
+        if owner.is_some() {
+            if let Some(at) = self.dir.known.find(key) {
+                trace::line(format_args!(
+                    "get \"{}\": known from the key directory",
+                    key.escape_ascii()
+                ));
+                return Ok(self.dir.known.value(at));
+            }
+        }
+        let answer = match owner {
             Some(rank) => {
                 let owner = pmix_lib::proc_of(self.me.nspace(), rank).unwrap_or(self.me);
                 self.fetch_with(&owner, key, false)
@@ -663,7 +757,7 @@ impl Backend for Pmix {
         let key = [NODE_ATTR_PREFIX, name].concat();
         let rc = self.lib.put_local(&key, value);
         self.check(&format!("PMIx_Put(local, \"{}\")", key.escape_ascii()), rc)?;
-        self.owns(&key);
+        self.owns(&key, None);
         self.commit()
     }
 
@@ -816,14 +910,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn directory_names_round_trip_whatever_bytes_they_hold() {
-        let names: [&[u8]; 5] = [b"card-0", b"", b"12:34", b"a\nb", b"\xff:\x01"];
+    fn directory_items_round_trip_whatever_bytes_they_hold() {
+        let items: [Item<'_>; 6] = [
+            (b"card-0", Some(b"tcp://10.0.0.1:40000")),
+            (b"", None),
+            (b"12:34", Some(b"")),
+            (b"a\nb", None),
+            (b"\xff:\x01", Some(b"=5:x=")),
+            (b"last", None),
+        ];
         let mut text = Vec::new();
-        for name in names {
-            encode_name(&mut text, name);
+        for (name, value) in items {
+            encode_item(&mut text, name, value);
         }
-        assert_eq!(decode_names(&text).unwrap(), names);
-        assert_eq!(decode_names(b"").unwrap(), Vec::<&[u8]>::new());
+        assert_eq!(decode_items(&text).unwrap(), items);
+        assert_eq!(decode_items(b"").unwrap(), Vec::<Item<'_>>::new());
     }
 
     #[test]
@@ -833,14 +934,22 @@ mod tests {
             b"x:abc",
             b"3abc",
             b"-1:a",
+            b"+1:a",
             b"99999999999999999999999:a",
+            b"1:a=",
+            b"1:a=x:1",
+            b"1:a=3:xy",
+            b"1:a==1:x",
         ] {
-            assert_eq!(decode_names(bad), None, "{}", bad.escape_ascii());
+            assert_eq!(decode_items(bad), None, "{}", bad.escape_ascii());
         }
         assert_eq!(split_entry(b"-\n"), Some((None, vec![])));
         assert_eq!(
-            split_entry(b"7\n6:card-1"),
-            Some((Some(7), vec![&b"card-1"[..]]))
+            split_entry(b"7\n6:card-1=3:abc1:k"),
+            Some((
+                Some(7),
+                vec![(&b"card-1"[..], Some(&b"abc"[..])), (&b"k"[..], None)]
+            ))
         );
         assert_eq!(split_entry(b"-"), None);
         assert_eq!(split_entry(b"x\n"), None);
