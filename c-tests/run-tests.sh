@@ -8,6 +8,8 @@
 b=$(cd "$1" && pwd)
 source "$(dirname "$0")/../scripts/harness.sh" "$b/logs-${LAUNCHER:-hydra4}" "$2"
 HARNESS_SUITE=c-tests
+# (Programs linked with the static archives: a suite of their own.)
+[ "${HARNESS_STATIC:-0}" = 1 ] && HARNESS_SUITE=static-c-tests
 K=$LAUNCHER
 # What this launcher answers (scripts/launchers.sh measured them): appnum and universe.
 source "$harness_root/scripts/launchers.sh" expect "$K"
@@ -29,6 +31,15 @@ for nodes in "${layouts[@]}"; do
     run_expected "exchange-without-commit-n$n4$s" exchange 0 -- "${L[@]}" "$b/exchange" -q -no-commit
     run_expected "barrier-100-n$n4$s" barrier 0 -- "${L[@]}" "$b/barrier" 100
     run_expected "clique-n$n4$s" clique 0 -- "${L[@]}" "$b/clique"
+    # pmi-probe, PMI-1 then PMI-2: every process reports the job's size, the backend
+    # this launcher calls for and the verdict ok.
+    for api in "" --pmi2; do
+        want=wire${api:+2}
+        check_backend_is pmix && want=pmix
+        run_expected "probe${api:+-pmi2}-n$n4$s" "probe${api:+-pmi2}" 0 --count $n4 '"verdict":"ok"' \
+            --count $n4 "\"size\":$n4," --count $n4 "\"backend\":\"$want\"" -- \
+            "${L[@]}" "$b/pmi-probe" --json $api
+    done
     [ "$nodes" != uneven ] || continue
     launcher "$K" 2 "$nodes"
     run_expected "validation-n2$s" validation 0 -- "${L[@]}" "$b/validation"

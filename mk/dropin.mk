@@ -5,7 +5,8 @@
 #   make conformance LAUNCHER="srun --mpi=pmi2 -n 4" [API=2]    the kit under any launcher
 #   make check-conformance   the kit under Hydra (PMI_FD and -pmi-port, both APIs),
 #                            deviations as known
-#   make install-man         docs/pmi.3 and pmi2.3 into $(DESTDIR)$(MANDIR)/man3 (part of `make install`)
+#   make install-man         docs/pmi.3 and pmi2.3 into $(DESTDIR)$(MANDIR)/man3, pmi-probe.1
+#                            into man1 (part of `make install`)
 
 MANDIR       ?= $(PREFIX)/share/man
 DROPIN_BIN   := $(BUILD)/dropin
@@ -26,12 +27,14 @@ install: install-man
 uninstall: uninstall-man
 
 install-man:
-	install -d $(DESTDIR)$(MANDIR)/man3
+	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 docs/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi.3
 	install -m 0644 docs/pmi2.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3
+	install -m 0644 docs/pmi-probe.1 $(DESTDIR)$(MANDIR)/man1/pmi-probe.1
 
 uninstall-man:
-	rm -f $(DESTDIR)$(MANDIR)/man3/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3
+	rm -f $(DESTDIR)$(MANDIR)/man3/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3 \
+	      $(DESTDIR)$(MANDIR)/man1/pmi-probe.1
 
 check-dropin: test-dropin check-conformance
 	@echo "check-dropin: all passed"

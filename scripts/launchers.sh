@@ -85,6 +85,7 @@ launcher_expect() {
             LAUNCHER_DEV[pmi2-exchange]="pmi2-unsupported|nonzero|exited abnormally"
             UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-validation-2hosts"
             UNSUPPORTED+=" pmi2-validation-2hosts-cyclic pmi2-names pmi2-ring pmi2-spawn pmi2-threads"
+            UNSUPPORTED+=" probe-pmi2"
             ;;
         srun)
             EXPECT_APPNUM=-1

@@ -34,6 +34,9 @@ if [ -n "${SLURM_CONF:-}" ]; then
         sbatch --wait --quiet -n 2 -o "$logdir/sbatch.out" --wrap "$b/exchange"
     run "srun --mpi=none -n 2 with PMI_SINGLETON=1 (on purpose)" 0 --count 2 "rank 0 of 1" \
         --show log "rank 0 of 1" -- env PMI_SINGLETON=1 srun --mpi=none -n 2 "$b/exchange"
+    # pmi-probe says what to try next.
+    run "srun --mpi=none -n 2, pmi-probe" nonzero --count 2 "next: under Slurm, give the job a PMI server" \
+        --count 2 "$refused" --show log "next: " -- srun --mpi=none -n 2 "$b/pmi-probe"
 fi
 if [ -n "${OPENMPI_ROOT:-}" ]; then
     # prterun ends the job at the first process that fails: one line may be all there is.

@@ -62,6 +62,11 @@ impl Client {
         self.backend.adopt()
     }
 
+    /// Which backend serves this client (`wire`, `wire2`, `pmix`, `singleton`).
+    pub fn backend_name(&self) -> &'static str {
+        self.backend.name()
+    }
+
     pub fn identity(&self) -> Identity {
         self.id
     }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use crate::error::PmiError;
@@ -11,6 +11,11 @@ use crate::error::PmiError;
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static RANK: AtomicI64 = AtomicI64::new(-1);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
+/// Whether `fatal` keeps its lines for `take_fatal` instead of printing them (a program
+/// such as `pmi-probe` that reports them itself; never on in the C libraries, whose
+/// `fatal` may run where allocating is not safe).
+static KEEP: AtomicBool = AtomicBool::new(false);
+static KEPT: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Which side wrote a wire line.
 #[derive(Clone, Copy)]
@@ -139,12 +144,34 @@ pub fn warn(cause: fmt::Arguments<'_>) {
 /// `PMI_FAIL` for the caller to pass on.
 pub fn fatal(cause: fmt::Arguments<'_>) -> PmiError {
     let rank = RANK.load(Ordering::Relaxed);
+    if KEEP.load(Ordering::Relaxed) {
+        // (Never waits: a line that meets the lock taken is printed instead.)
+        if let Ok(mut kept) = KEPT.try_lock() {
+            kept.push(cause.to_string());
+            return PmiError::Fail;
+        }
+    }
     if rank < 0 {
         emit(format_args!("libpmi: {cause}"));
     } else {
         emit(format_args!("libpmi[{rank}]: {cause}"));
     }
     PmiError::Fail
+}
+
+/// Keep the lines `fatal` would print from now on, for [`take_fatal`], instead of
+/// printing them.
+pub fn keep_fatal() {
+    KEEP.store(true, Ordering::Relaxed);
+}
+
+/// The lines `fatal` kept since the last call, without their `libpmi[R]: ` prefix
+/// (empty unless [`keep_fatal`] was called).
+pub fn take_fatal() -> Vec<String> {
+    match KEPT.lock() {
+        Ok(mut kept) => std::mem::take(&mut *kept),
+        Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+    }
 }
 
 /// Write `bytes` to stderr, all of them, with no lock and no allocation (callable from a
