@@ -2,6 +2,7 @@
 
 VERSION    := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
@@ -25,25 +26,45 @@ LIB      := $(BUILD)/lib
 TBIN     := $(BUILD)/c-tests
 SO       := target/release/libpmi.so
 SO2      := target/release/libpmi2.so
+# The static archives as cargo makes them (scripts/static-archive.sh makes them fit to ship).
+RUST_A   := target/release/libpmi.a
+RUST_A2  := target/release/libpmi2.a
+PROBE    := target/release/pmi-probe
+BIN      := $(BUILD)/bin
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
             fork stalefd sigsafe memory stopped_server
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
 TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)
-RUST_SRC := $(shell find core/src libpmi/src libpmi2/src -name '*.rs') Cargo.toml Cargo.lock \
-            core/Cargo.toml core/build.rs libpmi/Cargo.toml libpmi2/Cargo.toml front-build.rs
+RUST_SRC := $(shell find core/src libpmi/src libpmi2/src probe/src -name '*.rs') Cargo.toml Cargo.lock \
+            core/Cargo.toml core/build.rs libpmi/Cargo.toml libpmi2/Cargo.toml probe/Cargo.toml \
+            front-build.rs
 
 .PHONY: all lib demo check test-rust lint check-symbols check-header check-docs header abi-check \
         c-tests test-c asan memcheck check-install install uninstall deps deps-hydra clean
 
 all: lib
 
-lib: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
+lib: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 $(LIB)/libpmi.a $(LIB)/libpmi2.a $(BIN)/pmi-probe
 
 # Both libraries from one workspace build: the core (no exports) and the two C fronts,
-# each with its own soname and exports whatever was built before (check-symbols).
-$(SO) $(SO2) &: $(RUST_SRC)
+# each with its own soname and exports whatever was built before (check-symbols); their
+# static archives; pmi-probe.
+$(SO) $(SO2) $(RUST_A) $(RUST_A2) $(PROBE) &: $(RUST_SRC)
 	$(CARGO) build --release --workspace
+
+# The archives as shipped: the API's names the only globals (scripts/static-archive.sh).
+$(LIB)/libpmi.a: $(RUST_A) symbols.txt scripts/static-archive.sh
+	mkdir -p $(LIB)
+	scripts/static-archive.sh $(RUST_A) symbols.txt $@
+
+$(LIB)/libpmi2.a: $(RUST_A2) symbols2.txt scripts/static-archive.sh
+	mkdir -p $(LIB)
+	scripts/static-archive.sh $(RUST_A2) symbols2.txt $@
+
+$(BIN)/pmi-probe: $(PROBE)
+	mkdir -p $(BIN)
+	cp $(PROBE) $@
 
 $(LIB)/libpmi2.so.0: $(SO2)
 	mkdir -p $(LIB)
@@ -80,7 +101,12 @@ $(TBIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(TBIN)
 	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi
 
-c-tests: $(TEST_BINS)
+# The runners find pmi-probe beside the C programs.
+$(TBIN)/pmi-probe: $(BIN)/pmi-probe
+	mkdir -p $(TBIN)
+	cp $< $@
+
+c-tests: $(TEST_BINS) $(TBIN)/pmi-probe
 
 # The same C tests built with AddressSanitizer and UBSan (the library is Rust; the
 # sanitizers watch every byte it writes into the tests' buffers).
@@ -213,30 +239,39 @@ check-install: lib
 	  $$(PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig pkg-config --cflags --libs pmi2)
 	readelf -d $(BUILD)/pmi2-exchange-pc | grep -q 'NEEDED.*\[libpmi2.so.0\]'
 	LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib $(HYDRA_RUN) -launcher fork -n 2 $(BUILD)/pmi2-exchange-pc -1
-	@echo "check-install: layout, pkg-config and NEEDED libpmi.so.0 / libpmi2.so.0 as expected"
+	test -f $(BUILD)/prefix/lib/libpmi.a && test -f $(BUILD)/prefix/lib/libpmi2.a
+	test -f $(BUILD)/prefix/share/man/man1/pmi-probe.1
+	$(BUILD)/prefix/bin/pmi-probe --json | grep -q '"verdict":"singleton"'
+	test "$$($(HYDRA_RUN) -launcher fork -n 2 $(BUILD)/prefix/bin/pmi-probe --json | grep -c '"verdict":"ok"')" = 2
+	@echo "check-install: layout, pkg-config, NEEDED libpmi.so.0 / libpmi2.so.0, the archives and pmi-probe as expected"
+
+# Each library (H = pmi, pmi2): the shared library with its two links, the archive, the
+# header and the pkg-config file (Libs.private: what a static link needs beside the
+# archive); then pmi-probe.
+install_lib = \
+	install -m 0755 target/release/lib$(1).so $(DESTDIR)$(LIBDIR)/lib$(1).so.0.0.0 && \
+	ln -sf lib$(1).so.0.0.0 $(DESTDIR)$(LIBDIR)/lib$(1).so.0 && \
+	ln -sf lib$(1).so.0 $(DESTDIR)$(LIBDIR)/lib$(1).so && \
+	install -m 0644 $(LIB)/lib$(1).a $(DESTDIR)$(LIBDIR)/lib$(1).a && \
+	install -m 0644 include/$(1).h $(DESTDIR)$(INCLUDEDIR)/$(1).h && \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e "s|@LIBS_PRIVATE@|$$(scripts/static-archive.sh --private-libs)|" \
+	    pkgconfig/$(1).pc.in > $(DESTDIR)$(PKGCONFIGDIR)/$(1).pc
 
 install: lib
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
-	install -m 0755 $(SO) $(DESTDIR)$(LIBDIR)/libpmi.so.0.0.0
-	ln -sf libpmi.so.0.0.0 $(DESTDIR)$(LIBDIR)/libpmi.so.0
-	ln -sf libpmi.so.0 $(DESTDIR)$(LIBDIR)/libpmi.so
-	install -m 0644 include/pmi.h $(DESTDIR)$(INCLUDEDIR)/pmi.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    pkgconfig/pmi.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pmi.pc
-	install -m 0755 $(SO2) $(DESTDIR)$(LIBDIR)/libpmi2.so.0.0.0
-	ln -sf libpmi2.so.0.0.0 $(DESTDIR)$(LIBDIR)/libpmi2.so.0
-	ln -sf libpmi2.so.0 $(DESTDIR)$(LIBDIR)/libpmi2.so
-	install -m 0644 include/pmi2.h $(DESTDIR)$(INCLUDEDIR)/pmi2.h
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    pkgconfig/pmi2.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pmi2.pc
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	$(call install_lib,pmi)
+	$(call install_lib,pmi2)
+	install -m 0755 $(BIN)/pmi-probe $(DESTDIR)$(BINDIR)/pmi-probe
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libpmi.so.0.0.0 $(DESTDIR)$(LIBDIR)/libpmi.so.0 \
-	      $(DESTDIR)$(LIBDIR)/libpmi.so $(DESTDIR)$(INCLUDEDIR)/pmi.h $(DESTDIR)$(PKGCONFIGDIR)/pmi.pc \
-	      $(DESTDIR)$(LIBDIR)/libpmi2.so.0.0.0 $(DESTDIR)$(LIBDIR)/libpmi2.so.0 \
-	      $(DESTDIR)$(LIBDIR)/libpmi2.so $(DESTDIR)$(INCLUDEDIR)/pmi2.h $(DESTDIR)$(PKGCONFIGDIR)/pmi2.pc
+	for h in pmi pmi2; do \
+	  rm -f $(DESTDIR)$(LIBDIR)/lib$$h.so.0.0.0 $(DESTDIR)$(LIBDIR)/lib$$h.so.0 \
+	        $(DESTDIR)$(LIBDIR)/lib$$h.so $(DESTDIR)$(LIBDIR)/lib$$h.a \
+	        $(DESTDIR)$(INCLUDEDIR)/$$h.h $(DESTDIR)$(PKGCONFIGDIR)/$$h.pc; \
+	done
+	rm -f $(DESTDIR)$(BINDIR)/pmi-probe
 
 clean:
 	$(CARGO) clean

@@ -1,4 +1,5 @@
-//! Link the unwinder statically, as `gcc -static-libgcc` does: on Linux with glibc,
+//! Compile `src/sibling.c` (two weak references; `sibling.rs`). Link the unwinder
+//! statically, as `gcc -static-libgcc` does: on Linux with glibc,
 //! Rust's standard library asks for `-lgcc_s`, and loading `libgcc_s.so.1` costs every
 //! process of a job about as much CPU time as the rest of the library's loading (measured
 //! with 32 processes started at once on 2 cores; `bench/missed.md`). A linker script named
@@ -13,7 +14,14 @@ use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/sibling.c");
     println!("cargo:rerun-if-env-changed=CC");
+    cc::Build::new()
+        .file("src/sibling.c")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .compile("pmi_core_sibling");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     if os == "linux" && env == "gnu" {

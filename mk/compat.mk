@@ -31,7 +31,7 @@ impi-check: lib deps-hydra impi-build
 	  MPI_FLAVOUR=impi mpi-tests/run-mpi-tests.sh $(IMPI_BIN) $(LIB)
 
 # (The programs' directories are named in mk/dropin.mk, read after this file.)
-compat-build: lib deps c-tests impi-build mpich-build
+compat-build: lib deps c-tests static-progs impi-build mpich-build
 	@$(MAKE) --no-print-directory $(DROPIN_BIN)/swap $(DROPIN_BIN)/dlopen $(DROPIN_BIN)/app-cxx \
 	  $(CONF_PROGS)
 	@$(MAKE) --no-print-directory mpi-progs MPICH_PREFIX="$$(cat $(BUILD)/mpich-prefix)"

@@ -89,6 +89,17 @@ for K in "${kinds[@]}"; do
     show "$out/c-tests-$K.txt"
     dropin-tests/run.sh "$B/dropin" "$B/lib" "$B/prefix-dropin" >"$out/dropin-$K.txt" 2>&1 || status=1
     show "$out/dropin-$K.txt"
+    # Programs linked with the static archives (no libpmi.so at run time), where codes
+    # that link statically meet them: Hydra 4.0.2 and Slurm, both of its plugins.
+    case $K in hydra4 | srun | srun-pmix)
+        dropin-tests/static.sh "$B/c-tests-static" "$B/prefix-static" >"$out/static-$K.txt" 2>&1 ||
+            status=1
+        show "$out/static-$K.txt"
+        HARNESS_STATIC=1 c-tests/run-tests.sh "$B/c-tests-static" "" >"$out/c-tests-static-$K.txt" 2>&1 ||
+            status=1
+        show "$out/c-tests-static-$K.txt"
+        ;;
+    esac
     nodes=1
     launcher_has_two_nodes "$K" && nodes=2
     source scripts/launchers.sh expect "$K"

@@ -149,9 +149,19 @@ attempt() {
 # The file a binary's libpmi.so.0 resolves to with the current LD_LIBRARY_PATH.
 resolved_libpmi() { ldd "$1" | awk -v so="${2:-libpmi.so.0}" '$1 == so {print $3}'; }
 
-# check_loaded BINARY: the library under test is the one the dynamic linker picks.
+# check_loaded BINARY: the library under test is the one the dynamic linker picks; with
+# HARNESS_STATIC=1 (programs linked with the static archives), that no libpmi is loaded.
 check_loaded() {
     local loaded
+    if [ "${HARNESS_STATIC:-0}" = 1 ]; then
+        loaded=$(ldd "$1" | grep -E 'libpmi2?\.so' || true)
+        if [ -z "$loaded" ]; then
+            pass static-no-shared-libpmi "$(ldd "$1" | awk '{print $1}' | tr '\n' ' ')"
+        else
+            fail static-no-shared-libpmi "$1 loads $loaded"
+        fi
+        return
+    fi
     loaded=$(resolved_libpmi "$1")
     if [ "$loaded" = "$libdir/libpmi.so.0" ]; then
         pass ldd-loads-ours "$loaded"

@@ -23,11 +23,12 @@ BEGIN {
     short["prterun"] = "`prterun`"
     where = hosts3 ? "3 hosts (3+2+1)" : "2 hosts (blocks, cyclic)"
     for (r = 1; r <= 7; r++) title[rows[r] "-vc"] = short[rows[r]] " across " where
-    ncol = split("exchange info barrier validation clique names threads abort spawn trace pmi2 dropin mpi impi-mpi conformance conformance2", cols, " ")
+    ncol = split("exchange info barrier validation clique names threads abort spawn trace pmi2 probe dropin static mpi impi-mpi conformance conformance2", cols, " ")
     head["exchange"] = "exchange"; head["info"] = "info"; head["barrier"] = "barrier"
     head["validation"] = "validation"; head["clique"] = "clique"; head["names"] = "names"
     head["threads"] = "threads"; head["abort"] = "abort"; head["spawn"] = "spawn"
     head["trace"] = "trace"; head["pmi2"] = "libpmi2 (PMI-2)"; head["dropin"] = "drop-in swap"
+    head["probe"] = "`pmi-probe`"; head["static"] = "static archives"
     head["mpi"] = "MPICH ch3 MPI"; head["impi-mpi"] = "Intel MPI libmpi"
     head["conformance"] = "conformance kit"; head["conformance2"] = "PMI-2 kit"
     # What a launcher cannot do (say why in the README's notes).
@@ -48,6 +49,7 @@ function devs(k,    i, j, t, out) {
 }
 function family(suite, name) {
     if (suite == "dropin" || suite == "mpi" || suite == "impi-mpi") return suite
+    if (suite == "static" || suite == "static-c-tests") return "static"
     if (suite == "conformance" || suite == "conformance2") return suite
     if (suite != "c-tests") return ""
     split(name, part, "-")
@@ -61,6 +63,7 @@ function family(suite, name) {
         detail = $5
         gsub(/PMIX_NAMESPACE="[^"]*"/, "PMIX_NAMESPACE=\"...\"", detail) # names the job
         gsub(/libpmi\[[0-9]+\]/, "libpmi[R]", detail) # whichever process said it first
+        gsub(/pmi-probe\[[0-9]+\??\]/, "pmi-probe[R]", detail)
         refusal[++nref] = name "\t" verdict "\t" detail
         next
     }

@@ -2,18 +2,63 @@
 //! `libpmi2.so.0` (an MPI using one, a tool the other); each would take the same
 //! `PMI_FD`, or connect to `PMI_PORT` with the same `PMI_ID`, and Hydra's proxy then
 //! asserts (5.0.2) or the first barrier never returns (4.0.2). So the second to
-//! initialize asks the first, through the loader, whether it is initialized, and is
-//! refused if so. The one home here of the loader calls; only a library already loaded
-//! is looked at (`RTLD_NOLOAD`), never a new one.
+//! initialize asks the first whether it is initialized, and is refused if so: linked
+//! into the same program from the static archives, through a weak reference
+//! (`sibling.c`); else through the loader. The one home here of the loader calls; only
+//! a library already loaded is looked at (`RTLD_NOLOAD`), never a new one.
 #![allow(unsafe_code)]
 
 use std::ffi::{c_int, c_void, CStr};
 
 use crate::rules::Api;
 
-/// The sibling library of `api` (its soname) when it is loaded in this process and says
-/// it is initialized.
+type Pmi1Initialized = extern "C" fn(*mut c_int) -> c_int;
+type Pmi2Initialized = extern "C" fn() -> c_int;
+
+extern "C" {
+    // core/src/sibling.c: NULL, or the function linked into the program.
+    fn pmi_core_weak_pmi_initialized() -> Option<Pmi1Initialized>;
+    fn pmi_core_weak_pmi2_initialized() -> Option<Pmi2Initialized>;
+}
+
+/// The file (program or shared object) that holds `addr`.
+fn object_of(addr: *const c_void) -> Option<*const c_void> {
+    // SAFETY: an all-zero Dl_info is a valid out-parameter.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: `info` is writable; dladdr only reads the address.
+    (unsafe { libc::dladdr(addr, &mut info) } != 0).then_some(info.dli_fbase.cast_const())
+}
+
+/// The other API's library, linked into the same file as this copy of the core (both
+/// static archives in one program): initialized or not. `None` when it is not there
+/// (then a shared library may be: `initialized_sibling` asks the loader).
+fn linked_sibling(api: Api) -> Option<bool> {
+    let here = object_of(linked_sibling as *const c_void)?;
+    match api {
+        Api::Pmi1 => {
+            // SAFETY: a function of sibling.c without arguments.
+            let f = unsafe { pmi_core_weak_pmi2_initialized() }?;
+            (object_of(f as *const c_void)? == here).then(|| f() == 1)
+        }
+        Api::Pmi2 => {
+            // SAFETY: as above.
+            let f = unsafe { pmi_core_weak_pmi_initialized() }?;
+            let mut ready: c_int = 0;
+            (object_of(f as *const c_void)? == here).then(|| f(&mut ready) == 0 && ready == 1)
+        }
+    }
+}
+
+/// The sibling library of `api` (its soname) when it is in this process and says it is
+/// initialized.
 pub fn initialized_sibling(api: Api) -> Option<&'static str> {
+    if let Some(ready) = linked_sibling(api) {
+        let archive = match api {
+            Api::Pmi1 => "libpmi2.a",
+            Api::Pmi2 => "libpmi.a",
+        };
+        return ready.then_some(archive);
+    }
     let (soname, query): (&CStr, &CStr) = match api {
         Api::Pmi1 => (c"libpmi2.so.0", c"PMI2_Initialized"),
         Api::Pmi2 => (c"libpmi.so.0", c"PMI_Initialized"),

@@ -25,6 +25,11 @@ use crate::error::PmiResult;
 use crate::rules::{Api, Op};
 use crate::trace;
 
+/// Why a statically linked program cannot have the PMIx backend.
+const STATIC_PROGRAM: &str = "this program is statically linked (no dynamic loader), and \
+    loading a shared library into it would bring in a second C library; link it with \
+    libpmi.so.0, or with libpmi.a into a dynamically linked program";
+
 /// The wire backend's name, for the trace.
 fn wire_name(api: Api) -> &'static str {
     match api {
@@ -73,7 +78,13 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
                 "{init}: backend pmix: no PMI_FD or PMI_PORT, and {}",
                 found.why
             ));
-            match pmix_backend::load(&found) {
+            // (A program linked with -static cannot load one.)
+            let loaded = if pmix_lib::statically_linked() {
+                Err(STATIC_PROGRAM.to_string())
+            } else {
+                pmix_backend::load(&found).map_err(|tried| format!("tried {tried}"))
+            };
+            match loaded {
                 Ok(lib) => {
                     let pmix = pmix_backend::Pmix::start(lib, &found, timeout, api)?;
                     trace::set_rank(i64::from(pmix.identity().rank));
@@ -81,18 +92,24 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
                 }
                 // A launcher says this is the job's one process, and PMIx does not name
                 // another rank: a singleton is no lie.
-                Err(tried) if found.single_process && found.rank_hint.unwrap_or(0) == 0 => {
+                Err(why) if found.single_process && found.rank_hint.unwrap_or(0) == 0 => {
                     trace::warn(format_args!(
-                        "{init}: {}, but no PMIx client library could be loaded (tried \
-                         {tried}); a launcher says this job has one process: singleton mode",
+                        "{init}: {}, but no PMIx client library could be loaded ({why}); a \
+                         launcher says this job has one process: singleton mode",
                         found.why
                     ));
                     Box::new(singleton_backend::Singleton::new(api))
                 }
-                Err(tried) => {
+                Err(why) if why == STATIC_PROGRAM => {
                     return Err(trace::fatal(format_args!(
-                        "{init}: {}, but no PMIx client library could be loaded: tried \
-                         {tried}; set PMI_PMIX_LIBRARY to the path of libpmix.so.2",
+                        "{init}: {}, but no PMIx client library can be loaded: {why}",
+                        found.why
+                    )))
+                }
+                Err(why) => {
+                    return Err(trace::fatal(format_args!(
+                        "{init}: {}, but no PMIx client library could be loaded: {why}; set \
+                         PMI_PMIX_LIBRARY to the path of libpmix.so.2",
                         found.why
                     )))
                 }

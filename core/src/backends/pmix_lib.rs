@@ -220,6 +220,37 @@ pub fn set_abort_wait(timeout: Option<u32>) {
     }
 }
 
+/// The PMIx client library this process loaded, and its version, if it did.
+pub fn loaded() -> Option<(&'static str, String)> {
+    LIB.get().map(|lib| (lib.path.as_str(), lib.version()))
+}
+
+/// Whether this program is statically linked, with no dynamic loader of its own: then
+/// `dlopen` would bring a second C library into the process, and loading PMIx so
+/// crashed (a program linked with `-static` and `libpmi.a`, under `srun --mpi=pmix`:
+/// SIGSEGV, seen). Known by the loaded objects: a dynamically linked program has
+/// `libc.so.*` among them, a static one has the C library inside itself.
+pub fn statically_linked() -> bool {
+    unsafe extern "C" fn saw_libc(
+        info: *mut libc::dl_phdr_info,
+        _size: libc::size_t,
+        _data: *mut c_void,
+    ) -> c_int {
+        // SAFETY: dl_iterate_phdr passes a valid info whose name is NULL or a
+        // NUL-terminated string, valid during the call.
+        let name = unsafe { (*info).dlpi_name };
+        if name.is_null() {
+            return 0;
+        }
+        // SAFETY: non-NULL, NUL-terminated, valid during the call.
+        let name = unsafe { CStr::from_ptr(name) }.to_bytes();
+        let base = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
+        c_int::from(base.starts_with(b"libc.so"))
+    }
+    // SAFETY: the callback only reads the info it is given; it returns non-zero to stop.
+    unsafe { libc::dl_iterate_phdr(Some(saw_libc), std::ptr::null_mut()) == 0 }
+}
+
 /// Load the first candidate that opens and has every function; the error lists each
 /// candidate with why it failed.
 pub fn load(candidates: &[OsString]) -> Result<&'static Lib, String> {
