@@ -101,6 +101,28 @@ $(TBIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
 	mkdir -p $(TBIN)
 	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi
 
+# The C test programs built into another directory DIR, each linked by $(call LINK,M)
+# for its pkg-config modules M (pmi, pmi2, or both), after PREREQ: the programs linked
+# with the static archives (mk/static.mk), and against the installed Debian packages
+# (mk/deb.mk).   $(eval $(call c_tests_in,DIR,LINK,PREREQ))
+define c_tests_in
+$(1)/pmi2_threads: c-tests/threads.c c-tests/check.h $(3)
+	mkdir -p $(1)
+	$$(call $(2),pmi2) -DTHREADS_PMI2
+
+$(1)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h $(3)
+	mkdir -p $(1)
+	$$(call $(2),pmi2)
+
+$(1)/two_libs: c-tests/two_libs.c c-tests/check.h $(3)
+	mkdir -p $(1)
+	$$(call $(2),pmi pmi2)
+
+$(1)/%: c-tests/%.c c-tests/check.h $(3)
+	mkdir -p $(1)
+	$$(call $(2),pmi)
+endef
+
 # The runners find pmi-probe beside the C programs.
 $(TBIN)/pmi-probe: $(BIN)/pmi-probe
 	mkdir -p $(TBIN)

@@ -23,28 +23,13 @@ $(STATIC_PREFIX)/lib/pkgconfig/pmi.pc: lib pkgconfig/pmi.pc.in pkgconfig/pmi2.pc
 	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(STATIC_PREFIX) >/dev/null
 
 # A program linked with the archives into a dynamically linked program, as a code that
-# keeps its libc shared does: the archive between -Bstatic and -Bdynamic, then what
-# pkg-config --static adds for it.
+# keeps its libc shared does: the archive between -Bstatic and -Bdynamic, then the rest
+# of what pkg-config --static says.
 static_link = $(CC) $(CFLAGS_T) $$($(STATIC_PC) --cflags $(1)) -o $@ $< \
 	-Wl,-Bstatic $$($(STATIC_PC) --libs $(1)) -Wl,-Bdynamic \
-	$$(for f in $$($(STATIC_PC) --static --libs $(1)); do \
-	     case " $$($(STATIC_PC) --libs $(1)) " in *" $$f "*) ;; *) printf '%s ' "$$f" ;; esac; done)
+	$$($(STATIC_PC) --static --libs-only-l $(1) | sed 's/-lpmi2\{0,1\} //g')
 
-$(STATIC_BIN)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h $(STATIC_PREFIX)/lib/pkgconfig/pmi.pc
-	mkdir -p $(STATIC_BIN)
-	$(call static_link,pmi2)
-
-$(STATIC_BIN)/pmi2_threads: c-tests/threads.c c-tests/check.h $(STATIC_PREFIX)/lib/pkgconfig/pmi.pc
-	mkdir -p $(STATIC_BIN)
-	$(call static_link,pmi2) -DTHREADS_PMI2
-
-$(STATIC_BIN)/two_libs: c-tests/two_libs.c c-tests/check.h $(STATIC_PREFIX)/lib/pkgconfig/pmi.pc
-	mkdir -p $(STATIC_BIN)
-	$(call static_link,pmi pmi2)
-
-$(STATIC_BIN)/%: c-tests/%.c c-tests/check.h $(STATIC_PREFIX)/lib/pkgconfig/pmi.pc
-	mkdir -p $(STATIC_BIN)
-	$(call static_link,pmi)
+$(eval $(call c_tests_in,$(STATIC_BIN),static_link,$(STATIC_PREFIX)/lib/pkgconfig/pmi.pc))
 
 # Linked fully static, with exactly what pkg-config --static says.
 $(STATIC_BIN)/exchange-full-static: c-tests/exchange.c c-tests/check.h $(STATIC_PREFIX)/lib/pkgconfig/pmi.pc

@@ -3,7 +3,7 @@
 # Debian's mpich (mpiexec.hydra), libpmi0-dev (the reference pmi.h and Slurm's
 # libpmi.so.0), Slurm and munge, libpmix2 (Slurm's --mpi=pmix), and the pinned cbindgen. Says exactly what to install when it cannot do it itself.
 # Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [slurm-header2] [cbindgen] [pkg-config] [valgrind] [mandoc]
-#                                [slurm] [pmix] [pmix-dev] [unzip]
+#                                [slurm] [pmix] [pmix-dev] [unzip] [deb]
 set -eu
 CBINDGEN_VERSION=${CBINDGEN_VERSION:-0.29.0}
 want=("$@")
@@ -25,6 +25,9 @@ for w in "${want[@]}"; do
         pmix) [ -e /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so.2 ] || packages+=(libpmix2) ;;
         pmix-dev) [ -f /usr/lib/x86_64-linux-gnu/pmix2/include/pmix.h ] || packages+=(libpmix-dev) ;;
         unzip) command -v unzip >/dev/null || packages+=(unzip) ;;
+        deb) for p in dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian fakeroot:fakeroot; do
+                 command -v "${p%%:*}" >/dev/null || packages+=("${p#*:}")
+             done ;;
         *) echo "ensure-deps: unknown dependency '$w'" >&2; exit 2 ;;
     esac
 done

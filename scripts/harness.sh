@@ -149,8 +149,9 @@ attempt() {
 # The file a binary's libpmi.so.0 resolves to with the current LD_LIBRARY_PATH.
 resolved_libpmi() { ldd "$1" | awk -v so="${2:-libpmi.so.0}" '$1 == so {print $3}'; }
 
-# check_loaded BINARY: the library under test is the one the dynamic linker picks; with
-# HARNESS_STATIC=1 (programs linked with the static archives), that no libpmi is loaded.
+# check_loaded BINARY: the library under test is the one the dynamic linker picks (the
+# file HARNESS_LOADED_FROM when set: an installed package's); with HARNESS_STATIC=1
+# (programs linked with the static archives), that no libpmi is loaded.
 check_loaded() {
     local loaded
     if [ "${HARNESS_STATIC:-0}" = 1 ]; then
@@ -163,10 +164,11 @@ check_loaded() {
         return
     fi
     loaded=$(resolved_libpmi "$1")
-    if [ "$loaded" = "$libdir/libpmi.so.0" ]; then
+    local want=${HARNESS_LOADED_FROM:-$libdir/libpmi.so.0}
+    if [ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f "$want")" ]; then
         pass ldd-loads-ours "$loaded"
     else
-        fail ldd-loads-ours "libpmi.so.0 resolves to '$loaded', not $libdir/libpmi.so.0"
+        fail ldd-loads-ours "libpmi.so.0 resolves to '$loaded', not $want"
     fi
 }
 
