@@ -112,6 +112,7 @@ END {
     tg("this library's PMI-2 ≤ MPICH's simple PMI-2 client (≤ 1.00×)", "srun", "lib2", 1.00)
     tg("PMIx backend ≤ 1.10× a native PMIx client", "srun-pmix", "lib", 1.10)
     tg("PMIx backend ≤ 1.10× a native PMIx client", "prterun", "lib", 1.10)
+    share()
     if (svg != "") draw()
 }
 function tg(what, L, c, limit,    l, z, all, txt, any) {
@@ -124,6 +125,33 @@ function tg(what, L, c, limit,    l, z, all, txt, any) {
                 if (x > limit) all = 0
             } else if ((L SUBSEP layouts[l] SUBSEP sizes[z] SUBSEP c) in seen) { all = 0; txt = txt sprintf("%s%d: failed", txt == "" ? "" : ", ", sizes[z]) }
         if (any) printf "| %s | %s, %s | %s | %s |\n", what, L, lname(layouts[l]), all ? "**met**" : "**missed**", txt
+    }
+}
+# Where the launcher is the cost: the launcher alone (client none: a program that exits at
+# once) against each client's job, and each client's time beyond it, this library's
+# against its reference's.
+function share(    s, p, z, k, kn, kr, rc, beyond, rbeyond) {
+    print ""
+    print "The launcher's share: the same launcher and layout starting a program that exits at"
+    print "once (`none`, no PMI library), and each client's whole job beyond that, medians."
+    print ""
+    print "| launcher | hosts | n | launcher alone s | client | beyond the launcher s | reference beyond s | ratio beyond |"
+    print "|---|---|---|---|---|---|---|---|"
+    for (s = 1; s <= ns; s++) {
+        split(series[s], p, SUBSEP)
+        if (p[3] != "lib" && p[3] != "lib2") continue
+        rc = ref_of(p[1], p[3])
+        for (z = 1; z <= nn; z++) {
+            k = p[1] SUBSEP p[2] SUBSEP sizes[z] SUBSEP p[3]
+            kn = p[1] SUBSEP p[2] SUBSEP sizes[z] SUBSEP "none"
+            kr = p[1] SUBSEP p[2] SUBSEP sizes[z] SUBSEP rc
+            if (!(k in mwall) || !(kn in mwall)) continue
+            beyond = mwall[k] - mwall[kn]
+            rbeyond = (kr in mwall) ? mwall[kr] - mwall[kn] : ""
+            printf "| %s | %s | %d | %.3f | %s | %.3f | %s | %s |\n", p[1], p[2], sizes[z], mwall[kn], p[3],
+                beyond, rbeyond == "" ? "" : sprintf("%.3f (%s)", rbeyond, rc),
+                (rbeyond != "" && rbeyond > 0) ? sprintf("%.2f×", beyond / rbeyond) : ""
+        }
     }
 }
 # The curves: one panel a layout, x = n and y = whole-job seconds, both logarithmic.

@@ -17,6 +17,8 @@
 #   raw     the PMI-1 wire written by hand (wireup_raw): the raw limit
 #   pmix    a native PMIx client (wireup_pmix on Debian's libpmix; the library is given
 #           the same libpmix under prterun)
+#   none    a program that exits at once, linked with no PMI library (loadnone): the
+#           launcher alone, whose time is the floor under every client's
 #
 # Environment: SCALE_SIZES ("16 64 256 512"), SCALE_REPS (3), SCALE_LAUNCHERS ("hydra4
 # srun srun-pmix prterun"), SCALE_LAYOUTS ("1 4": one host, four hosts), BENCH_BIN,
@@ -65,13 +67,13 @@ source "$root/scripts/harness.sh" "$OUT/harness"
 
 clients_of() { # LAUNCHER N LAYOUT
     if [ "$1" = hydra4 ] && [ "$2" -ge 256 ] && [ "$3" = 1 ]; then
-        echo "lib ${REF_DIR:+mpich} raw"
+        echo "lib ${REF_DIR:+mpich} raw none"
         return
     fi
     case $1 in
-        hydra4) echo "lib lib2 ${REF_DIR:+mpich mpich2} raw" ;;
-        srun) echo "lib lib2 ${REF_DIR:+mpich mpich2} slurm2 raw" ;;
-        srun-pmix | prterun) echo "lib pmix" ;;
+        hydra4) echo "lib lib2 ${REF_DIR:+mpich mpich2} raw none" ;;
+        srun) echo "lib lib2 ${REF_DIR:+mpich mpich2} slurm2 raw none" ;;
+        srun-pmix | prterun) echo "lib pmix none" ;;
     esac
 }
 # client_cmd CLIENT LAUNCHER: the array C, the program of each rank. Every client is
@@ -86,6 +88,7 @@ client_cmd() {
         slurm2) prog=wireup_lib2 ld=$SLURM_PMI2_DIR ;;
         raw) prog=wireup_raw ;;
         pmix) prog=wireup_pmix ;;
+        none) prog=loadnone ;;
     esac
     C=(env LD_LIBRARY_PATH="$ld")
     [ "$1$2" != libprterun ] || C+=(PMI_PMIX_LIBRARY="$DEBIAN_PMIX")
@@ -113,7 +116,7 @@ job() {
         -v jcpu="${jcpu:-0}" -v status="${status:-x}" '
         /^wireup / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
                      ranks++; ok += v["ok"]; cpu += v["cpu_us"]; rss += v["maxrss_kb"] }
-        END { good = (status == "0" && ranks == n && ok == n)
+        END { good = (status == "0" && (c == "none" || (ranks == n && ok == n)))
               own = (L ~ /^srun/ || (L == "prterun" && lay != 1)) ? jcpu : jcpu - cpu
               printf "%s\t%s\t%d\t%s\t%d\t%.4f\t%.4f\t%.3f\t%.0f\t%d\n", L, lay, n, c, rep,
                      wall / 1e9, own / 1e6, ranks ? cpu / ranks / 1000 : 0,

@@ -8,8 +8,9 @@
 b=$(cd "$1" && pwd)
 source "$(dirname "$0")/../scripts/harness.sh" "$b/logs-${LAUNCHER:-hydra4}" "$2"
 HARNESS_SUITE=c-tests
+label=c-tests
 # (Programs linked with the static archives: a suite of their own.)
-[ "${HARNESS_STATIC:-0}" = 1 ] && HARNESS_SUITE=static-c-tests
+[ "${HARNESS_STATIC:-0}" = 1 ] && HARNESS_SUITE=static-c-tests label="c-tests, static archives"
 K=$LAUNCHER
 # What this launcher answers (scripts/launchers.sh measured them): appnum and universe.
 source "$harness_root/scripts/launchers.sh" expect "$K"
@@ -114,7 +115,7 @@ if check_backend_is pmix; then
 fi
 
 if [ "$K" != hydra4 ]; then
-    summary "c-tests ($K)"
+    summary "$label ($K)"
     exit
 fi
 
@@ -244,4 +245,4 @@ else
     run options 0 -- "$b/options"
 fi
 
-summary c-tests
+summary "$label"
