@@ -155,11 +155,15 @@ resolved_libpmi() { ldd "$1" | awk -v so="${2:-libpmi.so.0}" '$1 == so {print $3
 check_loaded() {
     local loaded
     if [ "${HARNESS_STATIC:-0}" = 1 ]; then
-        loaded=$(ldd "$1" | grep -E 'libpmi2?\.so' || true)
-        if [ -z "$loaded" ]; then
-            pass static-no-shared-libpmi "$(ldd "$1" | awk '{print $1}' | tr '\n' ' ')"
+        local listed
+        listed=$(ldd "$1" 2>&1)
+        if [ ! -x "$1" ] || ! { echo "$listed" | grep -q 'libc\.so' ||
+                                echo "$listed" | grep -q 'not a dynamic executable'; }; then
+            fail static-no-shared-libpmi "ldd $1: $listed"
+        elif echo "$listed" | grep -qE 'libpmi2?\.so'; then
+            fail static-no-shared-libpmi "$1 loads $(echo "$listed" | grep -E 'libpmi2?\.so')"
         else
-            fail static-no-shared-libpmi "$1 loads $loaded"
+            pass static-no-shared-libpmi "$(echo "$listed" | awk '{print $1}' | tr '\n' ' ')"
         fi
         return
     fi
