@@ -82,7 +82,9 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
             let loaded = if pmix_lib::statically_linked() {
                 Err(STATIC_PROGRAM.to_string())
             } else {
-                pmix_backend::load(&found).map_err(|tried| format!("tried {tried}"))
+                pmix_backend::load(&found).map_err(|tried| {
+                    format!("tried {tried}; set PMI_PMIX_LIBRARY to the path of libpmix.so.2")
+                })
             };
             match loaded {
                 Ok(lib) => {
@@ -100,16 +102,9 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
                     ));
                     Box::new(singleton_backend::Singleton::new(api))
                 }
-                Err(why) if why == STATIC_PROGRAM => {
-                    return Err(trace::fatal(format_args!(
-                        "{init}: {}, but no PMIx client library can be loaded: {why}",
-                        found.why
-                    )))
-                }
                 Err(why) => {
                     return Err(trace::fatal(format_args!(
-                        "{init}: {}, but no PMIx client library could be loaded: {why}; set \
-                         PMI_PMIX_LIBRARY to the path of libpmix.so.2",
+                        "{init}: {}, but no PMIx client library could be loaded: {why}",
                         found.why
                     )))
                 }

@@ -228,27 +228,32 @@ pub fn loaded() -> Option<(&'static str, String)> {
 /// Whether this program is statically linked, with no dynamic loader of its own: then
 /// `dlopen` would bring a second C library into the process, and loading PMIx so
 /// crashed (a program linked with `-static` and `libpmi.a`, under `srun --mpi=pmix`:
-/// SIGSEGV, seen). Known by the loaded objects: a dynamically linked program has
-/// `libc.so.*` among them, a static one has the C library inside itself.
+/// SIGSEGV, seen). Known by the program's own headers: a dynamically linked program
+/// names its loader (`PT_INTERP`), a static one (`-static`, `-static-pie`) does not.
 pub fn statically_linked() -> bool {
-    unsafe extern "C" fn saw_libc(
+    unsafe extern "C" fn names_a_loader(
         info: *mut libc::dl_phdr_info,
         _size: libc::size_t,
-        _data: *mut c_void,
+        found: *mut c_void,
     ) -> c_int {
-        // SAFETY: dl_iterate_phdr passes a valid info whose name is NULL or a
-        // NUL-terminated string, valid during the call.
-        let name = unsafe { (*info).dlpi_name };
-        if name.is_null() {
-            return 0;
-        }
-        // SAFETY: non-NULL, NUL-terminated, valid during the call.
-        let name = unsafe { CStr::from_ptr(name) }.to_bytes();
-        let base = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
-        c_int::from(base.starts_with(b"libc.so"))
+        // SAFETY: dl_iterate_phdr passes a valid info, valid during the call.
+        let info = unsafe { &*info };
+        let headers = if info.dlpi_phdr.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: dlpi_phdr points to the object's dlpi_phnum program headers.
+            unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) }
+        };
+        let interp = headers.iter().any(|h| h.p_type == libc::PT_INTERP);
+        // SAFETY: `found` is the bool statically_linked passes, alive during the call.
+        unsafe { *found.cast::<bool>() = interp };
+        // The first object is the program itself: stop there.
+        1
     }
-    // SAFETY: the callback only reads the info it is given; it returns non-zero to stop.
-    unsafe { libc::dl_iterate_phdr(Some(saw_libc), std::ptr::null_mut()) == 0 }
+    let mut interp = false;
+    // SAFETY: the callback writes only the bool it is given and reads only its info.
+    unsafe { libc::dl_iterate_phdr(Some(names_a_loader), (&raw mut interp).cast()) };
+    !interp
 }
 
 /// Load the first candidate that opens and has every function; the error lists each
