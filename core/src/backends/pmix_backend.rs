@@ -76,8 +76,8 @@ const INLINE_VALUE_MAX: usize = 1024;
 /// The most value bytes one entry carries: the fence moves these twice (once under their
 /// own key, for PMIx readers, and once here).
 const INLINE_ENTRY_MAX: usize = 16 << 10;
-/// The most a process keeps of the values it read in entries and of its own (records of
-/// `Store`, key and value with 8 bytes each); past it, a key is asked of its owner.
+/// The most a process keeps of the values it read in entries (records of `Store`, key
+/// and value with 8 bytes each); past it, a key is asked of its owner.
 pub const KNOWN_BYTES: usize = 4 << 20;
 
 /// Who put which key: this process's side of the key directory and what it has read of
@@ -98,8 +98,8 @@ struct Directory {
     read: Vec<u64>,
     /// `fences` when the entries were last read.
     read_at: u64,
-    /// Values known without asking PMIx: this process's own, and those that came in
-    /// the entries read (at most `KNOWN_BYTES`).
+    /// Values that came in the peers' entries read, known without asking PMIx (at most
+    /// `KNOWN_BYTES`).
     known: Store,
 }
 
@@ -109,6 +109,23 @@ impl Directory {
         if self.known.arena_len() + Store::record_len(key, value) <= KNOWN_BYTES {
             self.known.insert(key, value);
         }
+    }
+
+    /// `key` was put by this process (rank `me`): named in its next entry unless it was
+    /// before, with `value` when that is short and the entry has room (a node
+    /// attribute's is `None`: it is not for other nodes). Its own values are not kept
+    /// here: PMIx answers a process's own keys from its own memory.
+    fn add_own(&mut self, me: u32, key: &[u8], value: Option<&[u8]>) {
+        if self.owners.insert(key.to_vec(), me) == Some(me) {
+            return;
+        }
+        let inline = value.filter(|v| {
+            v.len() <= INLINE_VALUE_MAX && self.pending_inline + v.len() <= INLINE_ENTRY_MAX
+        });
+        if let Some(v) = inline {
+            self.pending_inline += v.len();
+        }
+        encode_item(&mut self.pending, key, inline);
     }
 }
 
@@ -553,25 +570,9 @@ impl Pmix {
         }
     }
 
-    /// `key` was put by this process: in its next directory entry, unless it was before,
-    /// with `value` when that is short and the entry has room (a node attribute's is
-    /// `None`: it is not for other nodes).
+    /// `key` was put by this process (`Directory::add_own`).
     fn owns(&mut self, key: &[u8], value: Option<&[u8]>) {
-        let me = self.me.rank();
-        let dir = &mut self.dir;
-        if dir.owners.insert(key.to_vec(), me) == Some(me) {
-            return;
-        }
-        let inline = value.filter(|v| {
-            v.len() <= INLINE_VALUE_MAX && dir.pending_inline + v.len() <= INLINE_ENTRY_MAX
-        });
-        if let Some(v) = inline {
-            dir.pending_inline += v.len();
-        }
-        if let Some(v) = value {
-            dir.keep(key, v);
-        }
-        encode_item(&mut dir.pending, key, inline);
+        self.dir.add_own(self.me.rank(), key, value);
     }
 
     /// The owner of `key`, reading the directories again when a fence has passed since
@@ -670,10 +671,11 @@ impl Backend for Pmix {
             return Ok(&self.value);
         }
         // The owner, from the directory; else any process of this host (a key put by a
-        // PMIx client other than this library).
+        // PMIx client other than this library: PMIx's hash store finds it so, Slurm's
+        // ds21 does not).
         let owner = self.owner_of(key);
-        // A value of this process's, or one a peer's entry carried: known only once its
-        // owner is, so no earlier than PMIx would give it.
+        // A value a peer's entry carried: known only once its owner is, so no earlier
+        // than PMIx would give it.
         if owner.is_some() {
             if let Some(at) = self.dir.known.find(key) {
                 trace::line(format_args!(
@@ -925,6 +927,52 @@ mod tests {
         }
         assert_eq!(decode_items(&text).unwrap(), items);
         assert_eq!(decode_items(b"").unwrap(), Vec::<Item<'_>>::new());
+    }
+
+    #[test]
+    fn an_entry_carries_short_values_up_to_its_budget() {
+        let mut dir = Directory::default();
+        let card = vec![b'c'; 200];
+        let long = vec![b'l'; INLINE_VALUE_MAX + 1];
+        dir.add_own(3, b"long", Some(&long));
+        dir.add_own(3, b"node-attr", None);
+        for i in 0..INLINE_ENTRY_MAX / card.len() + 5 {
+            dir.add_own(3, format!("card-{i}").as_bytes(), Some(&card));
+        }
+        // Put again: not named again.
+        dir.add_own(3, b"card-0", Some(&card));
+        let items = decode_items(&dir.pending).unwrap();
+        assert_eq!(items[0], (&b"long"[..], None));
+        assert_eq!(items[1], (&b"node-attr"[..], None));
+        let cards = &items[2..];
+        assert_eq!(cards.len(), INLINE_ENTRY_MAX / card.len() + 5);
+        let inline = cards.iter().filter(|(_, v)| v.is_some()).count();
+        assert_eq!(inline, INLINE_ENTRY_MAX / card.len());
+        assert_eq!(dir.pending_inline, inline * card.len());
+        assert!(cards[..inline].iter().all(|(_, v)| *v == Some(&card[..])));
+        assert!(cards[inline..].iter().all(|(_, v)| v.is_none()));
+        // Its own values are PMIx's to answer.
+        assert!(dir.known.get(b"card-0").is_none());
+        assert_eq!(dir.owners.get(&b"card-0"[..]), Some(&3));
+    }
+
+    #[test]
+    fn a_reader_keeps_values_up_to_its_budget() {
+        let mut dir = Directory::default();
+        let value = vec![b'v'; 1000];
+        let mut kept = 0;
+        for i in 0.. {
+            let key = format!("k{i}");
+            let before = dir.known.arena_len();
+            dir.keep(key.as_bytes(), &value);
+            if dir.known.arena_len() == before {
+                break;
+            }
+            kept += 1;
+        }
+        assert!(dir.known.arena_len() <= KNOWN_BYTES);
+        assert!(kept > KNOWN_BYTES / Store::record_len(b"k10000", &value) - 1);
+        assert!(dir.known.get(b"k0").is_some());
     }
 
     #[test]
