@@ -271,6 +271,8 @@ check-install: lib
 # header and the pkg-config file (Libs.private: what a static link needs beside the
 # archive); then pmi-probe.
 install_lib = \
+	private=$$(scripts/static-archive.sh --private-libs) && \
+	{ [ -n "$$private" ] || { echo "install: rustc named no libraries for Libs.private"; exit 1; }; } && \
 	install -m 0755 target/release/lib$(1).so $(DESTDIR)$(LIBDIR)/lib$(1).so.0.0.0 && \
 	ln -sf lib$(1).so.0.0.0 $(DESTDIR)$(LIBDIR)/lib$(1).so.0 && \
 	ln -sf lib$(1).so.0 $(DESTDIR)$(LIBDIR)/lib$(1).so && \
@@ -278,7 +280,7 @@ install_lib = \
 	install -m 0644 include/$(1).h $(DESTDIR)$(INCLUDEDIR)/$(1).h && \
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e "s|@LIBS_PRIVATE@|$$(scripts/static-archive.sh --private-libs)|" \
+	    -e "s|@LIBS_PRIVATE@|$$private|" \
 	    pkgconfig/$(1).pc.in > $(DESTDIR)$(PKGCONFIGDIR)/$(1).pc
 
 install: lib

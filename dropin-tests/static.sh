@@ -65,6 +65,12 @@ if check_backend_is pmix; then
 else
     launcher "$K" 4 "$two"
     run "full-static-exchange-n4" 0 -- "${L[@]}" "$b/exchange-full-static" -q
+    # Both archives in one -static program: the second library to initialize is refused.
+    launcher "$K" 2
+    for first in 1 2; do
+        run "full-static-two-libs-$first" 0 --expect log "is initialized in this process and owns its connection" \
+            -- "${L[@]}" "$b/two_libs-full-static" $first
+    done
 fi
 launcher "$K" 4 "$two"
 run "neighbour-n4" 0 --count 4 "the neighbour's answers right" -- "${L[@]}" "$b/neighbour"

@@ -18,7 +18,8 @@ NEIGHBOUR_A   := $(BUILD)/neighbour-target/release/libneighbour.a
 check: check-static
 
 # The layout under test is what `make install` makes now.
-$(STATIC_PREFIX)/lib/pkgconfig/pmi.pc: lib pkgconfig/pmi.pc.in pkgconfig/pmi2.pc.in
+$(STATIC_PREFIX)/lib/pkgconfig/pmi.pc: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 $(LIB)/libpmi.a \
+    $(LIB)/libpmi2.a $(BIN)/pmi-probe pkgconfig/pmi.pc.in pkgconfig/pmi2.pc.in
 	rm -rf $(STATIC_PREFIX)
 	$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(STATIC_PREFIX) >/dev/null
 
@@ -36,6 +37,11 @@ $(STATIC_BIN)/exchange-full-static: c-tests/exchange.c c-tests/check.h $(STATIC_
 	mkdir -p $(STATIC_BIN)
 	$(CC) $(CFLAGS_T) -static -o $@ $< $$($(STATIC_PC) --static --cflags --libs pmi) 2>$@.link-warnings
 
+# Both archives in one program linked with -static: each still finds the other.
+$(STATIC_BIN)/two_libs-full-static: c-tests/two_libs.c c-tests/check.h $(STATIC_PREFIX)/lib/pkgconfig/pmi.pc
+	mkdir -p $(STATIC_BIN)
+	$(CC) $(CFLAGS_T) -static -o $@ $< $$($(STATIC_PC) --static --cflags --libs pmi pmi2) 2>$@.link-warnings
+
 # Another Rust static library (its own copy of Rust's standard library, unwinder and
 # allocator shims), linked with both archives into one program.
 $(NEIGHBOUR_A): dropin-tests/neighbour/Cargo.toml dropin-tests/neighbour/src/lib.rs
@@ -46,8 +52,8 @@ $(STATIC_BIN)/neighbour: dropin-tests/neighbour.c $(NEIGHBOUR_A) $(STATIC_PREFIX
 	mkdir -p $(STATIC_BIN)
 	$(call static_link,pmi pmi2) $(NEIGHBOUR_A) -Wl,--gc-sections
 
-static-progs: $(addprefix $(STATIC_BIN)/,$(TESTS) $(TESTS2) two_libs exchange-full-static neighbour)
-	cp $(BIN)/pmi-probe $(STATIC_BIN)/pmi-probe
+static-progs: $(addprefix $(STATIC_BIN)/,$(TESTS) $(TESTS2) two_libs exchange-full-static \
+    two_libs-full-static neighbour)
 
 check-static: deps-hydra static-progs
 	MPIEXEC=$(MPIEXEC) dropin-tests/static.sh $(STATIC_BIN) $(STATIC_PREFIX)
