@@ -8,9 +8,11 @@
 # The packages take the place of Slurm's client libraries (Conflicts/Replaces/Provides
 # libpmi0, libpmi2-0 and their -dev): apt removes those while ours are installed. They
 # are fetched first (the exact versions installed) into LIBPMI_CACHE/debs, and put back
-# at the end, on failure too, with their automatic-install marks. "As before": every
-# package's name, version and state, the automatic marks, and the files under the paths
-# either side ships (PATHS below), contents included.
+# at the end, on failure or interruption too, in the same apt transaction that removes
+# ours, with their automatic-install marks. Nothing else may go: the install is simulated
+# first and refused if apt would remove any other package. "As before": every package's
+# name, version and state, the automatic marks, and every file either side could ship
+# (found anew at each snapshot), contents included.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 debdir=$(cd "$1" && pwd)
@@ -19,8 +21,10 @@ work=$root/build/check-deb
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 ours=(libpmi0-rs libpmi2-0-rs libpmi-rs-dev pmi-probe)
 theirs=(libpmi0 libpmi0-dev libpmi2-0 libpmi2-0-dev)
-PATHS=(/usr/lib/$arch/libpmi* /usr/lib/$arch/pkgconfig/pmi* /usr/include/pmi*.h /usr/include/slurm
-       /usr/bin/pmi-probe /usr/share/man/man1/pmi-probe.1.gz /usr/share/man/man3/pmi*.3.gz)
+# Where either side's files are, and the names they have there (searched at each
+# snapshot, so that a file left behind is seen).
+DIRS=(/usr/lib/$arch /usr/include /usr/bin /usr/share/man /usr/share/doc /usr/share/lintian)
+NAMES=(-name 'libpmi*' -o -name 'pmi*' -o -path '/usr/include/slurm/*')
 say() { echo "check-deb: $*"; }
 [ "$(id -u)" = 0 ] || { say "needs root (it installs and removes packages)"; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
@@ -33,13 +37,10 @@ snapshot() { # FILE
         echo "-- automatic"
         apt-mark showauto | sort
         echo "-- files"
-        local p
-        for p in "${PATHS[@]}"; do
-            [ -e "$p" ] || [ -L "$p" ] || continue
-            find "$p" \( -type f -o -type l \) -print0 | sort -z |
-                xargs -0 -r stat -c '%n %F %a %s %N' 
-            find "$p" -type f -print0 | sort -z | xargs -0 -r sha256sum
-        done
+        find "${DIRS[@]}" \( "${NAMES[@]}" \) \( -type f -o -type l -o -type d \) -print0 2>/dev/null |
+            sort -z | xargs -0 -r stat -c '%n %F %a %s %N'
+        find "${DIRS[@]}" \( "${NAMES[@]}" \) -type f -print0 2>/dev/null | sort -z |
+            xargs -0 -r sha256sum
     } >"$1"
 }
 snapshot "$work/before.txt"
@@ -59,16 +60,43 @@ for p in "${theirs[@]}"; do
 done
 say "will put back: ${restore[*]##*/}${auto:+ (automatic: ${auto[*]})}"
 
+# Ours removed and Slurm's put back in one transaction (a package that needs libpmi0
+# never sees it missing), once.
 put_back() {
+    trap - EXIT INT TERM HUP
     say "removing ours, putting back Slurm's"
-    apt-get purge -y -qq "${ours[@]}" >"$work/purge.log" 2>&1 || true
-    if [ ${#restore[@]} -gt 0 ]; then
-        apt-get install -y -qq --no-install-recommends "${restore[@]}" >"$work/restore.log" 2>&1 ||
-            { say "could not reinstall Slurm's packages"; cat "$work/restore.log"; }
-        [ ${#auto[@]} = 0 ] || apt-mark auto "${auto[@]}" >/dev/null
+    local installed=() p
+    for p in "${ours[@]}"; do
+        dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^i' && installed+=("$p-")
+    done
+    [ $((${#installed[@]} + ${#restore[@]})) = 0 ] && return 0
+    # (PKG- in an install removes PKG; ours have no conffiles, so nothing is left.)
+    apt-get install -y -qq --no-install-recommends "${restore[@]}" "${installed[@]}" \
+        >"$work/restore.log" 2>&1 || { say "could not put the machine back:"; cat "$work/restore.log"; }
+    for p in "${ours[@]}"; do
+        dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^r' && dpkg --purge "$p" >/dev/null
+    done
+    [ ${#auto[@]} = 0 ] || apt-mark auto "${auto[@]}" >/dev/null
+}
+# After put_back: the machine as before? (0 if so)
+as_before() {
+    snapshot "$work/after.txt"
+    if diff -u "$work/before.txt" "$work/after.txt" >"$work/changed.diff"; then
+        say "the machine is as before ($(grep -c . "$work/before.txt") lines: packages, marks, files)"
+    else
+        say "the machine changed:"; head -n 40 "$work/changed.diff"; return 1
     fi
 }
 trap put_back EXIT
+trap 'put_back; as_before; exit 1' INT TERM HUP
+
+# What apt would do: install ours, remove Slurm's four (those installed), nothing else.
+apt-get install -s --no-install-recommends "$debdir"/*.deb >"$work/simulate.log" 2>&1 ||
+    { say "apt-get cannot install the packages:"; cat "$work/simulate.log"; exit 1; }
+others=$(sed -n 's/^Remv \([^ :]*\).*/\1/p' "$work/simulate.log" | grep -vxF -f <(printf '%s\n' "${theirs[@]}") || true)
+if [ -n "$others" ]; then
+    say "installing ours would also remove: $others; not going on"; exit 1
+fi
 
 status=0
 say "installing ${ours[*]}"
@@ -90,12 +118,6 @@ dpkg-query -W -f '${Package} ${Version} ${db:Status-Abbrev}\n' "${ours[@]}" "${t
 ) || status=1
 
 put_back
-trap - EXIT
-snapshot "$work/after.txt"
-if diff -u "$work/before.txt" "$work/after.txt" >"$work/changed.diff"; then
-    say "the machine is as before ($(grep -c . "$work/before.txt") lines: packages, marks, files)"
-else
-    say "the machine changed:"; head -n 40 "$work/changed.diff"; status=1
-fi
+as_before || status=1
 [ "$status" = 0 ] && say "all passed"
 exit $status
