@@ -551,11 +551,20 @@ fn main() {
         line(&report)
     };
     out.push('\n');
-    // One write, so that the ranks' lines do not interleave at the launcher.
+    // One write, so that the ranks' lines do not interleave at the launcher; a report
+    // that could not be written is a failure.
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
-    std::process::exit(if report.verdict == "fail" { 1 } else { 0 });
+    let written = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush());
+    if let Err(e) = &written {
+        eprintln!("pmi-probe: cannot write the report: {e}");
+    }
+    std::process::exit(if report.verdict == "fail" || written.is_err() {
+        1
+    } else {
+        0
+    });
 }
 
 #[cfg(test)]
