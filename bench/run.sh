@@ -44,9 +44,9 @@ say() { echo "bench: $*" >&2; }
 # switches on that CPU, with no wake-up of another CPU (an inter-processor interrupt, on
 # a virtual machine an exit to the host), so it is the lock-step limit and its noise the
 # smallest (measured here: about 5 µs a round trip, against 14 µs with the server on the
-# other CPU). BENCH_PIN="-s 1 -c 0" puts them on two.
-read -r -a PIN <<<"${BENCH_PIN:--s 0 -c 0}"
-PINNOTE="canned_server ${PIN[*]}: the server on CPU ${PIN[1]}, the client on CPU ${PIN[3]}"
+# other CPU). BENCH_SERVER_CPU=1 puts the server on another.
+PIN=(-s "${BENCH_SERVER_CPU:-0}" -c "${BENCH_CLIENT_CPU:-0}")
+PINNOTE="the canned server on CPU ${PIN[1]}, the client on CPU ${PIN[3]}"
 canned() { "$BIN/canned_server" "${PIN[@]}" -- "$@"; }
 
 # A tool that is missing is installed with apt-get when we are root, else skipped.

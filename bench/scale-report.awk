@@ -150,7 +150,7 @@ function share(    s, p, z, k, kn, kr, rc, beyond, rbeyond) {
             rbeyond = (kr in mwall) ? mwall[kr] - mwall[kn] : ""
             printf "| %s | %s | %d | %.3f | %s | %.3f | %s | %s |\n", p[1], p[2], sizes[z], mwall[kn], p[3],
                 beyond, rbeyond == "" ? "" : sprintf("%.3f (%s)", rbeyond, rc),
-                (rbeyond != "" && rbeyond > 0) ? sprintf("%.2f×", beyond / rbeyond) : ""
+                (rbeyond != "" && rbeyond > 0 && beyond > 0) ? sprintf("%.2f×", beyond / rbeyond) : "(within the noise)"
         }
     }
 }
