@@ -4,11 +4,13 @@
  * proxy) with SIGSTOP, so no barrier can complete any more. Each rank's next barriers
  * must fail with PMI_FAIL, the first within a few seconds of PMI_TIMEOUT (the runner sets
  * it), and rank 0 then lets the server go on (SIGCONT). Each rank writes its verdict to
- * OUTDIR/rank-R.txt ("ok ..." or what went wrong): the launcher may end the job as it
- * likes once its processes leave without PMI_Finalize. Usage: stopped_server OUTDIR */
+ * OUTDIR/rank-R.txt ("ok ..." or what went wrong), and rank 0 leaves last: the launcher
+ * may end the job as it likes once a process leaves without PMI_Finalize (prterun kills
+ * the others, seen on a busy machine). Usage: stopped_server OUTDIR */
 #define _POSIX_C_SOURCE 200809L
 #include <pmi.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <stdlib.h>
 #include <time.h>
@@ -62,5 +64,14 @@ int main(int argc, char **argv)
     else
         fprintf(out, "ok: rank %d of %d: the barrier failed after %.1f s\n", rank, size, took);
     fclose(out);
+    /* The launcher may end the whole job when rank 0 leaves without PMI_Finalize: rank 0
+     * leaves only once every other rank has written its verdict (or after a bound). */
+    for (int r = 1; rank == 0 && r < size; r++) {
+        snprintf(path, sizeof path, "%s/rank-%d.txt", argv[1], r);
+        struct stat st;
+        double until = now() + 3 * bound + 10;
+        while ((stat(path, &st) != 0 || st.st_size == 0) && now() < until)
+            nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
+    }
     return 0;
 }
