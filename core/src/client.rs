@@ -81,6 +81,7 @@ impl Client {
     }
 
     /// This process group's kvsname (asked once).
+    #[inline]
     pub fn kvsname(&mut self) -> PmiResult<&[u8]> {
         if self.kvsname.is_none() {
             self.kvsname = Some(self.backend.kvsname()?);
@@ -109,6 +110,7 @@ impl Client {
     }
 
     /// `PMI_ERR_INVALID_KVS` unless `kvsname` names this process group's space.
+    #[inline]
     pub fn check_kvsname(&mut self, kvsname: &[u8]) -> PmiResult<()> {
         if self.kvsname()? == kvsname {
             Ok(())
@@ -151,11 +153,13 @@ impl Client {
 
     /// Get. A key nobody put is `PMI_ERR_INVALID_KEY`; a key read once is answered
     /// from the cache afterwards.
+    #[inline]
     pub fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
         self.get_hinted(kvsname, key, None)
     }
 
     /// Get, with PMI-2's hint of which rank put the key.
+    #[inline]
     pub fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
         self.check_kvsname(kvsname)?;
         self.get_own(key, src)

@@ -4,6 +4,7 @@
 //! `trace` (stderr), `session` (fork watch) and `backends::pmix_lib` (the run-time loaded
 //! PMIx library), one of the few homes of `unsafe`: the system calls.
 
+use std::cell::Cell;
 use std::fmt;
 use std::io;
 use std::ops::Range;
@@ -48,7 +49,7 @@ pub struct Conn {
     buf: Vec<u8>,
     start: usize,
     end: usize,
-    broken: bool,
+    broken: Cell<bool>,
     /// `PMI_TIMEOUT`: how long a reply may take, in milliseconds (None: no limit).
     timeout_ms: Option<i32>,
 }
@@ -135,7 +136,7 @@ impl Conn {
             buf: vec![0u8; INITIAL_BUFFER],
             start: 0,
             end: 0,
-            broken: false,
+            broken: Cell::new(false),
             timeout_ms: None,
         }
     }
@@ -152,6 +153,7 @@ impl Conn {
     }
 
     /// Send `request`, then read one message as `framing` finds it ([`Conn::recv`]).
+    #[inline]
     pub fn exchange(
         &mut self,
         request: &[u8],
@@ -170,7 +172,7 @@ impl Conn {
 
     /// Write all of `data`: retry `EINTR`, loop on short writes, never raise `SIGPIPE`.
     pub fn send(&mut self, data: &[u8]) -> PmiResult<()> {
-        if self.broken {
+        if self.broken.get() {
             return Err(PmiError::Fail);
         }
         trace::wire(trace::Dir::Client, data);
@@ -218,9 +220,10 @@ impl Conn {
     /// Read until `framing` finds a whole message at the front of the unread bytes; the
     /// buffer grows up to the framing's cap. Returns the message's range (for
     /// [`Conn::message`]). `awaited` names the reply awaited, for the messages.
+    #[inline]
     pub fn recv(&mut self, awaited: &[u8], framing: &Framing) -> PmiResult<Range<usize>> {
         let cap = framing.cap;
-        if self.broken {
+        if self.broken.get() {
             return Err(PmiError::Fail);
         }
         loop {
@@ -331,9 +334,11 @@ impl Conn {
         }
     }
 
-    /// Break the connection, print the cause once, and return `PMI_FAIL`.
-    pub fn fail(&mut self, cause: fmt::Arguments<'_>) -> PmiError {
-        self.broken = true;
+    /// Break the connection, print the cause once, and return `PMI_FAIL`. (Through a
+    /// shared reference, so that a reply parsed from the buffer can still be returned
+    /// when it is good.)
+    pub fn fail(&self, cause: fmt::Arguments<'_>) -> PmiError {
+        self.broken.set(true);
         trace::fatal(cause)
     }
 }

@@ -128,6 +128,7 @@ pub unsafe fn show<'a>(p: *const c_char) -> Shown<'a> {
 ///
 /// # Safety
 /// `p` is NULL or points to a NUL-terminated string that outlives `'a`.
+#[inline]
 pub unsafe fn bytes_in<'a>(p: *const c_char) -> PmiResult<&'a [u8]> {
     if p.is_null() {
         return Err(PmiError::InvalidArg);
@@ -141,6 +142,7 @@ pub unsafe fn bytes_in<'a>(p: *const c_char) -> PmiResult<&'a [u8]> {
 pub struct Out<'a, T>(&'a mut T);
 
 impl<T> Out<'_, T> {
+    #[inline]
     pub fn set(self, value: T) {
         *self.0 = value;
     }
@@ -155,6 +157,7 @@ impl<T> Out<'_, T> {
 ///
 /// # Safety
 /// `p` is NULL or valid for writes of one `T`, and not aliased during the call.
+#[inline]
 pub unsafe fn out<'a, T>(p: *mut T) -> PmiResult<Out<'a, T>> {
     // SAFETY: the caller promises `p` is NULL or valid and unaliased.
     unsafe { p.as_mut() }.map(Out).ok_or(PmiError::InvalidArg)
@@ -166,6 +169,7 @@ pub struct OutStr<'a>(&'a mut [u8]);
 impl OutStr<'_> {
     /// Copy `text` and a NUL, or `PMI_ERR_INVALID_LENGTH` with nothing written when it
     /// does not fit. Never truncates.
+    #[inline]
     pub fn write(self, text: &[u8]) -> PmiResult<()> {
         if text.len() >= self.0.len() {
             return Err(PmiError::InvalidLength);
@@ -186,6 +190,7 @@ impl OutStr<'_> {
 ///
 /// # Safety
 /// `buf` is NULL or valid for writes of `length` bytes, and not aliased during the call.
+#[inline]
 pub unsafe fn out_str<'a>(buf: *mut c_char, length: c_int) -> PmiResult<OutStr<'a>> {
     if buf.is_null() {
         return Err(PmiError::InvalidArg);

@@ -18,6 +18,7 @@ pub const LINES: Framing = Framing {
     find: find_line,
 };
 
+#[inline]
 fn find_line(bytes: &[u8]) -> Found {
     Ok(memchr::memchr(b'\n', bytes).map(|i| (0..i, i + 1)))
 }

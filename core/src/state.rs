@@ -34,6 +34,7 @@ static FORK_SAID: AtomicBool = AtomicBool::new(false);
 
 /// The lock; a panic while it was held does not make it unusable. In a forked child,
 /// `PMI_FAIL` without touching the lock (one line on stderr, the first time).
+#[inline]
 pub fn lock() -> PmiResult<MutexGuard<'static, Lifecycle>> {
     not_forked()?;
     Ok(STATE
@@ -60,6 +61,7 @@ pub fn forked() -> bool {
     FORKED.load(Ordering::SeqCst)
 }
 
+#[inline]
 fn not_forked() -> PmiResult<()> {
     if !forked() {
         return Ok(());
@@ -116,6 +118,7 @@ pub fn rank_and_size() -> PmiResult<(i32, i32)> {
 
 /// Run `f` on the initialized client; `PMI_ERR_INIT` before `PMI_Init` and after
 /// `PMI_Finalize`.
+#[inline]
 pub fn with_client<T>(f: impl FnOnce(&mut Client) -> PmiResult<T>) -> PmiResult<T> {
     match &mut *lock()? {
         Lifecycle::Ready(client) => f(client),

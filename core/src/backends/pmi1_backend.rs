@@ -27,14 +27,17 @@ pub struct Pmi1Wire {
 /// nonzero `rc` is left for the caller to judge.
 pub fn call_line<'c>(conn: &'c mut Conn, request: &[u8], expected: &[u8]) -> PmiResult<Reply<'c>> {
     let range = conn.exchange(request, expected, &wire::LINES)?;
-    if Reply::new(conn.message(range.clone())).cmd() != Some(expected) {
-        let got = conn.message(range).escape_ascii().to_string();
+    let conn: &'c Conn = conn;
+    let line = conn.message(range);
+    let reply = Reply::new(line);
+    if reply.cmd() != Some(expected) {
         return Err(conn.fail(format_args!(
-            "protocol error: expected cmd={}, got \"{got}\"",
-            expected.escape_ascii()
+            "protocol error: expected cmd={}, got \"{}\"",
+            expected.escape_ascii(),
+            line.escape_ascii()
         )));
     }
-    Ok(Reply::new(conn.message(range)))
+    Ok(reply)
 }
 
 /// A client on the PMI-1 wire over `conn` (`init`, then `get_maxes`: two round trips),
