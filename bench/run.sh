@@ -401,7 +401,7 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
     echo
     echo "Written by \`make bench\` ($(date -u '+%Y-%m-%d %H:%M UTC')). Regenerate with \`make bench\`."
     echo
-    echo "Machine: $NCPU CPUs ($(nproc --all) online), ${CPU:-unknown CPU}; $(uname -sr);" \
+    echo "Machine: $(nproc) CPUs ($(nproc --all) online), ${CPU:-unknown CPU}; $(uname -sr);" \
         "load average at the start: $LOADAVG. Library: commit" \
         "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- src 2>/dev/null || echo ' with local changes in src/')."
     echo
@@ -496,6 +496,8 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   brackets (under PMIx it loads libpmix and runs \`PMIx_Init\`).
 - Raw outputs of the last run are in \`$LOG/\`.
 EOF
+    # The scale part (bench/scale.sh writes it, between its markers) is kept as it was.
+    [ -f "$OUT" ] && sed -n '/^<!-- scale: begin/,/^<!-- scale: end -->/p' "$OUT" | sed '1s/^/\n/'
 } >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 cat "$OUT"
