@@ -142,7 +142,6 @@ pub unsafe fn bytes_in<'a>(p: *const c_char) -> PmiResult<&'a [u8]> {
 pub struct Out<'a, T>(&'a mut T);
 
 impl<T> Out<'_, T> {
-    #[inline]
     pub fn set(self, value: T) {
         *self.0 = value;
     }
@@ -157,7 +156,6 @@ impl<T> Out<'_, T> {
 ///
 /// # Safety
 /// `p` is NULL or valid for writes of one `T`, and not aliased during the call.
-#[inline]
 pub unsafe fn out<'a, T>(p: *mut T) -> PmiResult<Out<'a, T>> {
     // SAFETY: the caller promises `p` is NULL or valid and unaliased.
     unsafe { p.as_mut() }.map(Out).ok_or(PmiError::InvalidArg)

@@ -141,12 +141,7 @@ fn soname_loaded(soname: &CStr) -> bool {
         // SAFETY: dl_iterate_phdr passes a valid info, valid during the call; `wanted` is
         // the &CStr soname_loaded passes, alive during the call.
         let (info, wanted) = unsafe { (&*info, *wanted.cast::<&CStr>()) };
-        if info.dlpi_phdr.is_null() {
-            return 0;
-        }
-        // SAFETY: dlpi_phdr points to the object's dlpi_phnum program headers.
-        let headers =
-            unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) };
+        let headers = pmix_lib::program_headers(info);
         let Some(dynamic) = headers.iter().find(|h| h.p_type == libc::PT_DYNAMIC) else {
             return 0;
         };

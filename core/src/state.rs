@@ -118,7 +118,6 @@ pub fn rank_and_size() -> PmiResult<(i32, i32)> {
 
 /// Run `f` on the initialized client; `PMI_ERR_INIT` before `PMI_Init` and after
 /// `PMI_Finalize`.
-#[inline]
 pub fn with_client<T>(f: impl FnOnce(&mut Client) -> PmiResult<T>) -> PmiResult<T> {
     match &mut *lock()? {
         Lifecycle::Ready(client) => f(client),

@@ -237,14 +237,9 @@ pub fn statically_linked() -> bool {
         found: *mut c_void,
     ) -> c_int {
         // SAFETY: dl_iterate_phdr passes a valid info, valid during the call.
-        let info = unsafe { &*info };
-        let headers = if info.dlpi_phdr.is_null() {
-            &[][..]
-        } else {
-            // SAFETY: dlpi_phdr points to the object's dlpi_phnum program headers.
-            unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) }
-        };
-        let interp = headers.iter().any(|h| h.p_type == libc::PT_INTERP);
+        let interp = program_headers(unsafe { &*info })
+            .iter()
+            .any(|h| h.p_type == libc::PT_INTERP);
         // SAFETY: `found` is the bool statically_linked passes, alive during the call.
         unsafe { *found.cast::<bool>() = interp };
         // The first object is the program itself: stop there.
@@ -254,6 +249,16 @@ pub fn statically_linked() -> bool {
     // SAFETY: the callback writes only the bool it is given and reads only its info.
     unsafe { libc::dl_iterate_phdr(Some(names_a_loader), (&raw mut interp).cast()) };
     !interp
+}
+
+/// The program headers of a loaded object, as `dl_iterate_phdr` describes it.
+pub fn program_headers(info: &libc::dl_phdr_info) -> &[libc::Elf64_Phdr] {
+    if info.dlpi_phdr.is_null() {
+        return &[];
+    }
+    // SAFETY: dlpi_phdr points to the object's dlpi_phnum program headers, valid while
+    // `info` is.
+    unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) }
 }
 
 /// Load the first candidate that opens and has every function; the error lists each
