@@ -38,7 +38,7 @@ TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_t
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)
 RUST_SRC := $(shell find core/src libpmi/src libpmi2/src probe/src -name '*.rs') Cargo.toml Cargo.lock \
             core/Cargo.toml core/build.rs libpmi/Cargo.toml libpmi2/Cargo.toml probe/Cargo.toml \
-            front-build.rs
+            front-build.rs hot-text.ld
 
 .PHONY: all lib demo check test-rust lint check-symbols check-header check-docs header abi-check \
         c-tests test-c asan memcheck check-install install uninstall deps deps-hydra clean
@@ -191,7 +191,10 @@ check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	  ! readelf -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 | grep 'NEEDED.*libgcc_s'; fi
 	@# No run-time CPU detection (memchr without "std"): a CPUID is a VM exit per process.
 	! objdump -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 | grep -w cpuid
-	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0 (release and debug builds); no libgcc_s, no cpuid"
+	@# The hot path gathered in one section (hot-text.ld), in what make ships.
+	scripts/check-hot-text.sh $(LIB)/libpmi.so.0 PMI_KVS_Put PMI_KVS_Commit PMI_KVS_Get PMI_Barrier
+	scripts/check-hot-text.sh $(LIB)/libpmi2.so.0 PMI2_KVS_Put PMI2_KVS_Fence PMI2_KVS_Get
+	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0 (release and debug builds); no libgcc_s, no cpuid; the hot path in .text.hot"
 
 # One rule for both headers: include/H.h is what the pinned cbindgen makes of the crate
 # libH with libH/cbindgen.toml (H = pmi, pmi2).

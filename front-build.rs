@@ -9,5 +9,8 @@ fn main() {
     let name = std::env::var("CARGO_PKG_NAME").unwrap_or_default();
     if os == "linux" && !name.is_empty() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{name}.so.0");
+        let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+        println!("cargo:rerun-if-changed=../hot-text.ld");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-T,{dir}/../hot-text.ld");
     }
 }

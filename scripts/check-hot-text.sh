@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# check-hot-text.sh LIB EXPORT...: LIB has the section .text.hot (hot-text.ld), each
+# EXPORT lies in it, and it holds at least as much code again as those exports (the
+# core's functions under them; a pattern of hot-text.ld that stopped matching, after a
+# change of Rust's symbol mangling, shows here).
+set -euo pipefail
+lib=$1
+shift
+read -r start size < <(readelf -SW "$lib" | sed 's/^ *\[ *[0-9]*\] *//' |
+    awk '$1 == ".text.hot" { print $3, $5 }') || true
+if [ -z "${start:-}" ]; then
+    echo "$lib: no .text.hot section (hot-text.ld not applied)" >&2
+    exit 1
+fi
+start=$((16#$start)) size=$((16#$size))
+exports=0
+for sym in "$@"; do
+    read -r addr len < <(nm -D -S --defined-only "$lib" | awk -v s="$sym" '$4 == s { print $1, $2 }')
+    addr=$((16#$addr)) len=$((16#$len))
+    if [ "$addr" -lt "$start" ] || [ $((addr + len)) -gt $((start + size)) ]; then
+        echo "$lib: $sym is not in .text.hot" >&2
+        exit 1
+    fi
+    exports=$((exports + len))
+done
+if [ "$size" -lt $((2 * exports)) ]; then
+    echo "$lib: .text.hot holds $size bytes, the exports alone $exports: the core's are missing" >&2
+    exit 1
+fi
+echo "$lib: .text.hot, $size bytes, holds $* ($exports bytes)"
