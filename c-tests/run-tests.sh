@@ -190,7 +190,8 @@ run stalefd-n2 0 --expect log "is a listening socket" --expect log "is not a str
 run singleton 0 --expect log "libpmi[0]: PMI_Spawn_multiple: no process manager (singleton mode)" \
     --absent log "C: cmd=" -- "$b/singleton"
 run singleton-exchange 0 -- "$b/exchange" -q
-# The get cache is bounded: a million distinct keys read once keep a few MiB.
+# The get cache is bounded: a million distinct keys, each read twice in a row (so
+# cached), keep a few MiB.
 run singleton-memory 0 --expect log "memory: 1000000 keys of 64 bytes" -- "$b/memory"
 run singleton-traced 0 --expect log "singleton mode" --expect log "PMI_Publish_name: no process manager" -- \
     env PMI_DEBUG=1 "$b/singleton"

@@ -8,7 +8,7 @@ use crate::backend::{Backend, Identity, Maxes, SpawnCommand};
 use crate::error::{PmiError, PmiResult};
 use crate::mapping::{Mapping, MappingError};
 use crate::rules::{Api, MappingSource, PORT_MAX};
-use crate::store::Store;
+use crate::store::{self, Recent, Store};
 use crate::trace;
 
 /// The most the get cache holds, keys and values with 8 bytes each: 19 000 records of a
@@ -26,10 +26,13 @@ pub struct Client {
     kvsname: Option<Vec<u8>>,
     universe_size: Option<i32>,
     appnum: Option<i32>,
-    /// Successful gets: RFC 13 keys are put once, so a value never changes. At most
+    /// Successful gets of keys read again soon (`recent`): RFC 13 keys are put once, so a
+    /// value never changes. At most
     /// [`GET_CACHE_BYTES`] of records: when the next would pass it, the cache starts
     /// again empty, so a process that reads millions of keys once keeps a few MiB.
     gets: Store,
+    /// The last keys read: a value is kept when its key is read again among them.
+    recent: Recent,
     /// This process's puts, to refuse a second put of a key with another value.
     puts: Store,
     /// The parsed `PMI_process_mapping`, once asked for (`Some(None)`: unknown).
@@ -50,6 +53,7 @@ impl Client {
             universe_size: None,
             appnum: None,
             gets: Store::default(),
+            recent: Recent::default(),
             puts: Store::default(),
             layout: None,
             local_ranks: None,
@@ -169,9 +173,14 @@ impl Client {
     pub fn get_own(&mut self, key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
         self.kvsname()?;
         self.check_key(key)?;
-        if let Some(at) = self.gets.find(key) {
+        let h = store::hash(key);
+        if let Some(at) = self.gets.find_hashed(h, key) {
             return Ok(self.gets.value(at));
         }
+        // Kept only when read again soon (see `Recent`): a job's ranks read each business
+        // card once, and keeping them all cost every rank page faults (and CPU) that a
+        // client without a cache does not pay. The mapping is spelled out, so kept.
+        let keep = key == MAPPING_KEY || !self.recent.first_time(h);
         let name = self.kvsname.as_deref().unwrap_or_default();
         let value = self.backend.get_hinted(name, key, src)?;
         if value.contains(&0) {
@@ -181,6 +190,9 @@ impl Client {
                 key.escape_ascii()
             ));
             return Err(PmiError::Fail);
+        }
+        if !keep {
+            return Ok(value);
         }
         let spelled;
         let value = if key == MAPPING_KEY {
@@ -194,7 +206,7 @@ impl Client {
             self.gets.clear();
         }
         // Straight from the backend into the record: no allocation of its own.
-        Ok(self.gets.insert(key, value))
+        Ok(self.gets.insert_hashed(h, key, value))
     }
 
     /// The job layout from the `PMI_process_mapping` key (fetched and parsed once);

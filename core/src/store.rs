@@ -32,7 +32,8 @@ const FIRST_SLOTS: usize = 16;
 #[derive(Clone, Copy)]
 pub struct Found(usize, usize);
 
-fn hash(key: &[u8]) -> u64 {
+/// A key's hash, as a [`Store`] and a [`Recent`] use it.
+pub fn hash(key: &[u8]) -> u64 {
     let mut h = WordHasher::default();
     h.write(key);
     h.finish()
@@ -47,7 +48,12 @@ impl Store {
     /// Where the value stored under `key` is: a handle that borrows nothing, so a caller
     /// can test and then take the value with one lookup.
     pub fn find(&self, key: &[u8]) -> Option<Found> {
-        let slot = self.slot_of(hash(key), key)?;
+        self.find_hashed(hash(key), key)
+    }
+
+    /// [`Store::find`] for a key whose [`hash`] the caller has.
+    pub fn find_hashed(&self, h: u64, key: &[u8]) -> Option<Found> {
+        let slot = self.slot_of(h, key)?;
         let (key_end, value_end) = self.record(self.slots[slot] - 1, key.len());
         Some(Found(key_end, value_end))
     }
@@ -80,7 +86,8 @@ impl Store {
         self.insert_hashed(hash(key), key, value)
     }
 
-    fn insert_hashed(&mut self, h: u64, key: &[u8], value: &[u8]) -> &[u8] {
+    /// [`Store::insert`] for a key whose [`hash`] the caller has.
+    pub fn insert_hashed(&mut self, h: u64, key: &[u8], value: &[u8]) -> &[u8] {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(&length(key).to_le_bytes());
         self.bytes.extend_from_slice(&length(value).to_le_bytes());
@@ -165,6 +172,36 @@ impl Store {
     }
 }
 
+/// The hashes of the last [`RECENT`] keys read, to tell a key read again soon from a
+/// key read once: a cache that keeps a value only when its key comes again (a retry
+/// with a larger buffer, a loop over a few keys) costs a job's ranks nothing, and
+/// each of them reads each peer's business card once. Keeping every value cost a rank
+/// of 256 that read 512 cards 22 more page faults than MPICH's client, which caches
+/// nothing. (A page-sized bitmap of every key read would touch a cold line of a page of
+/// its own on every get; these few hashes sit inside the client, beside its other
+/// fields.)
+#[derive(Default)]
+pub struct Recent {
+    hashes: [u64; RECENT],
+    next: usize,
+}
+
+/// How many keys [`Recent`] remembers.
+pub const RECENT: usize = 8;
+
+impl Recent {
+    /// Remember the key of hash `h`; whether it was not among the last [`RECENT`] (but
+    /// for a collision of two 64-bit hashes).
+    pub fn first_time(&mut self, h: u64) -> bool {
+        if self.hashes.contains(&h) {
+            return false;
+        }
+        self.hashes[self.next] = h;
+        self.next = (self.next + 1) % RECENT;
+        true
+    }
+}
+
 /// A key's or value's length in a record's header. Keys and values are bounded far below
 /// 4 GiB (by the line and value limits every backend applies before storing).
 fn length(bytes: &[u8]) -> u32 {
@@ -239,6 +276,23 @@ mod tests {
             assert_eq!(&s.bytes[key_end..value_end], format!("v{i}").as_bytes());
         }
         assert_eq!(s.slot_of(7, b"k8"), None);
+    }
+
+    #[test]
+    fn recent_remembers_the_last_keys_only() {
+        let mut recent = Recent::default();
+        let h = |i: usize| hash(format!("card-{i}-0").as_bytes());
+        for i in 0..RECENT {
+            assert!(recent.first_time(h(i)));
+        }
+        // Each of the last RECENT again: not new (and each stays remembered).
+        for i in 0..RECENT {
+            assert!(!recent.first_time(h(i)));
+        }
+        // One more key pushes out the oldest.
+        assert!(recent.first_time(h(RECENT)));
+        assert!(recent.first_time(h(0)));
+        assert!(!recent.first_time(h(RECENT)));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use pmi_core::backend::{Backend, Identity, Maxes, SpawnCommand};
 use pmi_core::client::{Client, GET_CACHE_BYTES};
 use pmi_core::error::{PmiError, PmiResult};
 use pmi_core::rules::{Api, PMI2_MAXES};
+use pmi_core::store::RECENT;
 
 /// What the fake answers for any key `card-*`: a business card of 60 bytes.
 const CARD: &[u8] = b"tcp://10.0.0.1:40000;ofi://fi_sockets/0a000001:9c40/000000000";
@@ -144,16 +145,20 @@ fn calls(log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
 }
 
 #[test]
-fn a_key_is_put_once_and_read_once() {
+fn a_key_is_put_once_and_kept_from_its_second_read() {
     let (mut c, log) = client(Api::Pmi1, vec![(b"peer", b"v1")]);
     assert_eq!(c.put(b"kvs", b"k", b"v"), Ok(()));
     assert_eq!(c.put(b"kvs", b"k", b"v"), Ok(()));
     assert_eq!(c.put(b"kvs", b"k", b"w"), Err(PmiError::InvalidKey));
-    assert_eq!(c.get(b"kvs", b"peer"), Ok(&b"v1"[..]));
-    assert_eq!(c.get(b"kvs", b"peer"), Ok(&b"v1"[..]));
+    for _ in 0..3 {
+        assert_eq!(c.get(b"kvs", b"peer"), Ok(&b"v1"[..]));
+    }
     assert_eq!(c.get(b"kvs", b"none"), Err(PmiError::InvalidKey));
     assert_eq!(c.get(b"other", b"peer"), Err(PmiError::InvalidKvs));
-    assert_eq!(calls(&log), ["kvsname", "put k v", "get peer", "get none"]);
+    assert_eq!(
+        calls(&log),
+        ["kvsname", "put k v", "get peer", "get peer", "get none"]
+    );
 }
 
 #[test]
@@ -184,28 +189,42 @@ fn each_api_has_its_own_maxima_and_bytes() {
 }
 
 #[test]
-fn the_get_cache_keeps_at_most_its_budget() {
+fn a_key_read_again_soon_is_cached_within_the_budget() {
     let (mut c, log) = client(Api::Pmi1, vec![]);
     let gets = || calls(&log).iter().filter(|l| l.starts_with("get ")).count();
-    // A small working set read again and again is read from the server once.
+    // Keys read in turns of more than RECENT are never kept: each read asks the server
+    // (a job's business cards, read once each).
     for _ in 0..3 {
         for i in 0..100 {
             assert_eq!(c.get(b"kvs", format!("card-{i}").as_bytes()), Ok(CARD));
         }
     }
-    assert_eq!(gets(), 100);
-    // Keys read once, more than twice what the cache holds: each is asked of the
-    // server, and the cache starts again when full, so the first ones are gone.
-    let n = 2 * GET_CACHE_BYTES / (8 + "card-0".len() + CARD.len()) + 1;
-    for i in 0..n {
-        assert_eq!(c.get(b"kvs", format!("card-{i}").as_bytes()), Ok(CARD));
+    assert_eq!(gets(), 300);
+    // A key read again among the last RECENT keys is kept from that read on.
+    for i in 0..RECENT {
+        assert_eq!(c.get(b"kvs", format!("card-r{i}").as_bytes()), Ok(CARD));
     }
-    assert_eq!(gets(), n);
-    let last = format!("card-{}", n - 1);
+    for _ in 0..3 {
+        for i in 0..RECENT {
+            assert_eq!(c.get(b"kvs", format!("card-r{i}").as_bytes()), Ok(CARD));
+        }
+    }
+    assert_eq!(gets(), 300 + 2 * RECENT);
+    // Keys read twice in a row, more than twice what the cache holds: the cache starts
+    // again when full, so the first ones are gone.
+    let n = 2 * GET_CACHE_BYTES / (8 + "card-k0".len() + CARD.len()) + 1;
+    for i in 0..n {
+        let key = format!("card-k{i}");
+        assert_eq!(c.get(b"kvs", key.as_bytes()), Ok(CARD));
+        assert_eq!(c.get(b"kvs", key.as_bytes()), Ok(CARD));
+    }
+    let before = gets();
+    assert_eq!(before, 300 + 2 * RECENT + 2 * n);
+    let last = format!("card-k{}", n - 1);
     assert_eq!(c.get(b"kvs", last.as_bytes()), Ok(CARD));
-    assert_eq!(gets(), n, "the newest key is still cached");
-    assert_eq!(c.get(b"kvs", b"card-0"), Ok(CARD));
-    assert_eq!(gets(), n + 1, "the oldest key was let go");
+    assert_eq!(gets(), before, "the newest key is still cached");
+    assert_eq!(c.get(b"kvs", b"card-k0"), Ok(CARD));
+    assert_eq!(gets(), before + 1, "the oldest key was let go");
 }
 
 #[test]

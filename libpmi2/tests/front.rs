@@ -44,6 +44,11 @@ fn the_pmi2_front_over_the_wire() {
                 format!("cmd=kvs-get;jobid={jobid};srcid=0;key=peer;"),
                 "cmd=kvs-get-response;rc=0;found=TRUE;value=0123456789;",
             )
+            // Asked again after the short buffer: a key is kept from its second read on.
+            .exchange_frames(
+                format!("cmd=kvs-get;jobid={jobid};srcid=0;key=peer;"),
+                "cmd=kvs-get-response;rc=0;found=TRUE;value=0123456789;",
+            )
             .exchange_frames(
                 "cmd=info-getjobattr;key=universeSize;",
                 "cmd=info-getjobattr-response;rc=0;found=TRUE;value=8;",

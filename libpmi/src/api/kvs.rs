@@ -200,7 +200,7 @@ pub unsafe extern "C" fn PMI_KVS_Commit(kvsname: *const c_char) -> c_int {
 }
 
 /// Copy the value of `key` in `kvsname`, and its NUL, into `value`, which has `length`
-/// bytes (`get`, one round trip; a key read once is answered from a cache afterwards,
+/// bytes (`get`, one round trip; a key read twice is answered from a cache afterwards,
 /// because RFC 13 keys are put once).
 ///
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL;
