@@ -6,6 +6,16 @@
 # ratio is the median of the per-repetition ratios (the pairs ran side by side), with
 # its interquartile range.
 BEGIN { FS = "\t" }
+# mixed.tsv (launcher, layout, n, rep, client, ranks, rank_cpu_ms, ok): the jobs whose
+# ranks took the clients in turn.
+FILENAME ~ /mixed\.tsv$/ {
+    g = $1 SUBSEP $2 SUBSEP $3
+    if (!(g in mseen)) { mseen[g] = 1; mgroups[++nmg] = g }
+    if ($8 != 1) { mbad[g, $4] = 1; next }
+    if (!((g, $4) in mrseen)) { mrseen[g, $4] = 1; mreps[g, ++nmr[g]] = $4 }
+    mcpu[g, $4, $5] = $7
+    next
+}
 {
     k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
     if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
@@ -113,7 +123,41 @@ END {
     tg("PMIx backend ≤ 1.10× a native PMIx client", "srun-pmix", "lib", 1.10)
     tg("PMIx backend ≤ 1.10× a native PMIx client", "prterun", "lib", 1.10)
     share()
+    if (nmg) mixed()
     if (svg != "") draw()
+}
+# The mixed jobs: per job, the mean CPU time of a rank of each client, and the ratios to
+# MPICH's client's within the job; medians over the good jobs, [interquartile range].
+function mixed(    z, g, p, i, r, m, a, b, cl, cm, cr, met, txt) {
+    print ""
+    print "Per rank, in one job: the ranks of each job took the PMI-1 clients in turn (rank r"
+    print "the (r + repetition) mod 3-th of this library, MPICH's simple client and the raw"
+    print "wire client; `bench/byrank.c`), so every client met the same load at the same"
+    print "time, and the ratio of a rank's mean CPU time (start to last barrier) is taken"
+    print "within each job. Medians over the jobs, [interquartile range]."
+    print ""
+    print "| launcher | hosts | n | jobs | this library ms | MPICH's ms | raw ms | this library / MPICH's | raw / MPICH's |"
+    print "|---|---|---|---|---|---|---|---|---|"
+    met = 1; txt = ""
+    for (z = 1; z <= nmg; z++) {
+        g = mgroups[z]; split(g, p, SUBSEP); m = 0
+        delete a; delete b; delete cl; delete cm; delete cr
+        for (i = 1; i <= nmr[g]; i++) {
+            r = mreps[g, i]
+            if ((g, r) in mbad || !mcpu[g, r, "mpich"]) continue
+            m++; cl[m] = mcpu[g, r, "lib"]; cm[m] = mcpu[g, r, "mpich"]; cr[m] = mcpu[g, r, "raw"]
+            a[m] = cl[m] / cm[m]; b[m] = cr[m] / cm[m]
+        }
+        if (!m) { printf "| %s | %s | %d | failed | | | | | |\n", p[1], p[2], p[3]; met = 0; continue }
+        printf "| %s | %s | %d | %d | %.2f | %.2f | %.2f | %.3f× [%.3f–%.3f] | %.3f× [%.3f–%.3f] |\n",
+            p[1], p[2], p[3], m, q(cl, m, 0.5), q(cm, m, 0.5), q(cr, m, 0.5),
+            q(a, m, 0.5), q(a, m, 0.25), q(a, m, 0.75), q(b, m, 0.5), q(b, m, 0.25), q(b, m, 0.75)
+        if (q(a, m, 0.5) > 1.00) met = 0
+        txt = txt (txt == "" ? "" : "; ") p[1] ", " lname(p[2]) ", n = " p[3] ": " sprintf("%.3f", q(a, m, 0.5))
+    }
+    print ""
+    printf "Target, per rank in one job: this library ≤ MPICH's simple client (≤ 1.00×): %s (%s).\n",
+        met ? "**met**" : "**missed**", txt
 }
 function tg(what, L, c, limit,    l, z, all, txt, any) {
     for (l = 1; l <= nl; l++) {

@@ -20,9 +20,13 @@
 #   none    a program that exits at once, linked with no PMI library (loadnone): the
 #           launcher alone, whose time is the floor under every client's
 #
+# Mixed jobs (under hydra4 and srun, the PMI-1 wire): the ranks of one job take lib,
+# mpich and raw in turn (bench/byrank.c), each rank's CPU is compared within the job
+# (mixed.tsv): the jobs' speeds vary far more than the clients differ.
+#
 # Environment: SCALE_SIZES ("16 64 256 512"), SCALE_REPS (3), SCALE_LAUNCHERS ("hydra4
 # srun srun-pmix prterun"), SCALE_LAYOUTS ("1 4": one host, four hosts), BENCH_BIN,
-# BENCH_LIB, BENCH_REF_LIB, SCALE_OUT, SCALE_TIMEOUT (seconds a job may take, 300),
+# BENCH_LIB, BENCH_REF_LIB, SCALE_CLIENTS (only these of each launcher's clients), SCALE_OUT, SCALE_TIMEOUT (seconds a job may take, 300),
 # SCALE_REPORT_ONLY=1 (no jobs: the report again from the last run's scale.tsv).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +53,7 @@ server did not finish for either client (this library's killed after 300 s, MPIC
 simple PMI-2 client's after 200 s, its mpiexec failing to write a kvs-put reply)"
 # The jobs (all of what follows up to the report), unless only the report is asked for.
 if [ "${SCALE_REPORT_ONLY:-0}" != 1 ]; then
-rm -f "$OUT"/job.* "$OUT/scale.tsv"
+rm -f "$OUT"/job.* "$OUT"/mixed.* "$OUT/scale.tsv"
 
 # The launchers are the one harness's (scripts/harness.sh): KIND on one host, KIND-vc
 # over the cluster's hosts (four of them here). More tasks than Slurm's CPUs: overcommit,
@@ -93,6 +97,7 @@ client_cmd() {
     C=(env LD_LIBRARY_PATH="$ld")
     [ "$1$2" != libprterun ] || C+=(PMI_PMIX_LIBRARY="$DEBIAN_PMIX")
     C+=("$BIN/$prog")
+    SPEC=$BIN/$prog@$ld # the same client for bench/byrank
 }
 
 # job LAUNCHER LAYOUT N CLIENT REP: one job; appends its line to scale.tsv:
@@ -126,11 +131,49 @@ job() {
     fi
 }
 
+# mixed_job LAUNCHER LAYOUT N REP: one job whose ranks take the PMI-1 clients lib, mpich
+# and raw in turn (rank r the (r + REP) mod 3-th: bench/byrank), so that each meets the
+# same load; appends to mixed.tsv, a line a client: launcher layout n rep client ranks
+# rank_cpu_ms (their mean) ok.
+MIXED_CLIENTS=(lib mpich raw)
+mixed_job() {
+    local kind=$1 lay=$2 n=$3 rep=$4 k=$1 specs=() order=() i
+    [ "$lay" = 1 ] || k=$1-vc
+    launcher "$k" "$n" "$lay" || return 1
+    for i in 0 1 2; do
+        order+=("${MIXED_CLIENTS[$(((i + rep) % 3))]}")
+        client_cmd "${order[$i]}" "$kind"
+        specs+=("$SPEC")
+    done
+    local f=$OUT/mixed.$1.$lay.$n.$rep status
+    timeout -s KILL "$TIMEOUT" "$BIN/jobtime" "${L[@]}" "$BIN/byrank" "${specs[@]}" >"$f.out" 2>"$f.err"
+    status=$(sed -n 's/^job .*status=\([0-9]*\).*/\1/p' "$f.err")
+    awk -v L="$1" -v lay="$lay" -v n="$n" -v rep="$rep" -v status="${status:-x}" \
+        -v order="${order[*]}" '
+        /^wireup / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                     c = v["rank"] % 3 + 1; ranks[c]++; ok[c] += v["ok"]; cpu[c] += v["cpu_us"] }
+        END { split(order, o, " ")
+              for (c = 1; c <= 3; c++) {
+                  want = int(n / 3) + (c <= n % 3)
+                  printf "%s\t%s\t%d\t%d\t%s\t%d\t%.3f\t%d\n", L, lay, n, rep, o[c], ranks[c],
+                         ranks[c] ? cpu[c] / ranks[c] / 1000 : 0,
+                         status == "0" && ranks[c] == want && ok[c] == want } }' \
+        "$f.out" >>"$OUT/mixed.tsv"
+    if [ "$(tail -n 3 "$OUT/mixed.tsv" | cut -f8 | sort -u)" != 1 ]; then
+        say "FAILED: mixed $1 layout $lay n=$n rep $rep (status ${status:-killed}; $f.*)"
+    fi
+}
+
 total=0
 for lay in $LAYOUTS; do
     for kind in $LAUNCHERS; do
         for n in $SIZES; do
             read -r -a cl <<<"$(clients_of "$kind" "$n" "$lay")"
+            if [ -n "${SCALE_CLIENTS:-}" ]; then
+                kept=()
+                for c in "${cl[@]}"; do [[ " $SCALE_CLIENTS " != *" $c "* ]] || kept+=("$c"); done
+                cl=("${kept[@]}")
+            fi
             say "$kind, layout $lay, n = $n: ${cl[*]} x $REPS"
             for rep in $(seq "$REPS"); do
                 for i in $(seq 0 $((${#cl[@]} - 1))); do
@@ -141,12 +184,27 @@ for lay in $LAYOUTS; do
         done
     done
 done
+# The mixed jobs, under the launchers of the PMI-1 wire, at every n and layout.
+if [ -n "$REF_DIR" ]; then
+    for lay in $LAYOUTS; do
+        for kind in $LAUNCHERS; do
+            [ "$kind" = hydra4 ] || [ "$kind" = srun ] || continue
+            for n in $SIZES; do
+                say "$kind, layout $lay, n = $n: mixed ${MIXED_CLIENTS[*]} x $REPS"
+                for rep in $(seq "$REPS"); do
+                    mixed_job "$kind" "$lay" "$n" "$rep"
+                    total=$((total + 1))
+                done
+            done
+        done
+    done
+fi
 say "$total jobs; tables: $OUT/scale.md"
 fi
 
 # The tables, the targets and the picture, from scale.tsv.
 "$root/bench/scale-report.awk" -v reps="$REPS" -v svg="$root/docs/scale.svg" \
-    "$OUT/scale.tsv" >"$OUT/scale.md"
+    "$OUT/scale.tsv" $([ -s "$OUT/mixed.tsv" ] && echo "$OUT/mixed.tsv") >"$OUT/scale.md"
 printf '\nNot run: %s.\n' "$SKIPPED" >>"$OUT/scale.md"
 cat "$OUT/scale.md"
 # Into BENCHMARKS.md, between its markers (added at the end the first time).

@@ -8,7 +8,7 @@ BENCH_BIN    := $(BUILD)/bench
 BENCH_CFLAGS := -std=gnu99 $(CWARN) -O2
 BENCH_TARGET := $(CURDIR)/$(BUILD)/bench-target
 BENCH_PROGS  := $(addprefix $(BENCH_BIN)/,canned_server pmi_bench pmi_bench2 wireup_lib wireup_raw \
-                loadonly loadnone wireup_pmix wireup_lib2 jobtime)
+                loadonly loadnone wireup_pmix wireup_lib2 jobtime byrank)
 
 .PHONY: bench bench-build bench-scale
 
@@ -41,6 +41,11 @@ $(BENCH_BIN)/wireup_raw: bench/wireup_raw.c bench/wireup.h c-tests/check.h
 $(BENCH_BIN)/wireup_lib2: bench/wireup_lib2.c bench/wireup.h c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
 	mkdir -p $(BENCH_BIN)
 	$(CC) $(BENCH_CFLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi2
+
+# The client of each rank in the scale bench's mixed jobs.
+$(BENCH_BIN)/byrank: bench/byrank.c
+	mkdir -p $(BENCH_BIN)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 # A whole job's time and CPU as its user waits for it.
 $(BENCH_BIN)/jobtime: bench/jobtime.c
