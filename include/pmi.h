@@ -316,7 +316,7 @@ int PMI_KVS_Commit(const char *kvsname);
 
 /**
  * Copy the value of `key` in `kvsname`, and its NUL, into `value`, which has `length`
- * bytes (`get`, one round trip; a key read once is answered from a cache afterwards,
+ * bytes (`get`, one round trip; a key read twice is answered from a cache afterwards,
  * because RFC 13 keys are put once).
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL;
