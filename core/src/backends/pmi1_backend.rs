@@ -103,7 +103,9 @@ impl Pmi1Wire {
         let rc = reply.rc();
         let version = (reply.field(b"pmi_version"), reply.field(b"pmi_subversion"));
         let (major, minor) = (reply.int(b"pmi_version"), reply.int(b"pmi_subversion"));
-        let line = reply.line().escape_ascii().to_string();
+        // Formatted only into a message (a String here cost every PMI_Init an allocation
+        // and the formatting code's pages).
+        let line = reply.line().escape_ascii();
         if rc != Some(0) {
             return Err(trace::fatal(format_args!(
                 "PMI_Init refused by the server: \"{line}\""
@@ -122,7 +124,7 @@ impl Pmi1Wire {
     fn fetch_maxes(&mut self) -> PmiResult<Maxes> {
         wire::encode(&mut self.request, "get_maxes", &[]);
         let reply = call_line(&mut self.conn, &self.request, b"maxes")?;
-        let line = reply.line().escape_ascii().to_string();
+        let line = reply.line().escape_ascii();
         let field = |name: &[u8], clamp: usize| match reply.int(name) {
             Some(n) if n > 1 => Some((n as u64).min(clamp as u64) as usize),
             _ => None,
@@ -348,7 +350,7 @@ pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
             Some(b"set") if int(b"rank").is_some() => rank = int(b"rank"),
             Some(b"set") if int(b"debug").is_some() => debug = int(b"debug"),
             _ => {
-                let line = reply.line().escape_ascii().to_string();
+                let line = reply.line().escape_ascii();
                 return Err(conn.fail(format_args!(
                     "PMI_Init: unexpected line in the PMI_PORT handshake: \"{line}\""
                 )));

@@ -69,10 +69,10 @@ impl Pmi2Wire {
             b"cmd=init pmi_version=2 pmi_subversion=0\n",
             b"response_to_init",
         )?;
-        let line = reply.line().escape_ascii().to_string();
         if reply.rc() != Some(0) || reply.int(b"pmi_version") != Some(2) {
             return Err(trace::fatal(format_args!(
-                "PMI2_Init: the server does not speak PMI-2: \"{line}\""
+                "PMI2_Init: the server does not speak PMI-2: \"{}\"",
+                reply.line().escape_ascii()
             )));
         }
         let mut request = Vec::with_capacity(256);
