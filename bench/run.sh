@@ -86,7 +86,7 @@ overhead() {
         raw=$(ov "$op" raw_ns) lib=$(ov "$op" lib_ns) r=$(ov "$op" ratio)
         q1=$(ov "$op" ratio_q1) q3=$(ov "$op" ratio_q3)
         case $op in
-            get) what="\`$get\`, distinct keys (each grows the cache)";;
+            get) what="\`$get\`, distinct keys (each read once, so not cached)";;
             put) what="\`$put\`, distinct keys (each grows the put-once record)";;
             barrier) what="\`$barrier\`";;
             getmissing) what="\`$get\` of a missing key (the whole get path, no cache growth)";;

@@ -54,6 +54,7 @@ simple PMI-2 client's after 200 s, its mpiexec failing to write a kvs-put reply)
 # The jobs (all of what follows up to the report), unless only the report is asked for.
 if [ "${SCALE_REPORT_ONLY:-0}" != 1 ]; then
 rm -f "$OUT"/job.* "$OUT"/mixed.* "$OUT/scale.tsv"
+: >"$OUT/scale.tsv"
 
 # The launchers are the one harness's (scripts/harness.sh): KIND on one host, KIND-vc
 # over the cluster's hosts (four of them here). More tasks than Slurm's CPUs: overcommit,
