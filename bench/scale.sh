@@ -26,8 +26,9 @@
 #
 # Environment: SCALE_SIZES ("16 64 256 512"), SCALE_REPS (3), SCALE_LAUNCHERS ("hydra4
 # srun srun-pmix prterun"), SCALE_LAYOUTS ("1 4": one host, four hosts), BENCH_BIN,
-# BENCH_LIB, BENCH_REF_LIB, SCALE_CLIENTS (only these of each launcher's clients), SCALE_OUT, SCALE_TIMEOUT (seconds a job may take, 300),
-# SCALE_REPORT_ONLY=1 (no jobs: the report again from the last run's scale.tsv).
+# BENCH_LIB, BENCH_REF_LIB, SCALE_CLIENTS (only these of each launcher's clients),
+# SCALE_OUT, SCALE_TIMEOUT (seconds a job may take, 300), SCALE_REPORT_ONLY=1 (no jobs:
+# the report again from the last run's scale.tsv).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(cd "${BENCH_BIN:-$root/build/bench}" && pwd)
