@@ -183,7 +183,8 @@ impl Client {
         let keep = key == MAPPING_KEY || !self.recent.first_time(h);
         let name = self.kvsname.as_deref().unwrap_or_default();
         let value = self.backend.get_hinted(name, key, src)?;
-        if value.contains(&0) {
+        // (memchr: the code that finds reply lines, already in the cache.)
+        if memchr::memchr(0, value).is_some() {
             // A NUL would cut the caller's C string: refused, not cached.
             trace::line(format_args!(
                 "get: the value of \"{}\" holds a NUL",

@@ -44,26 +44,19 @@ pub fn encode(buf: &mut Vec<u8>, cmd: &str, fields: &[(&str, &[u8])]) {
     buf.push(b'\n');
 }
 
-/// One reply line (without its newline), parsed once, leniently: fields in any order,
-/// runs of spaces and tabs, extra keys, bare words skipped, the first occurrence of a
-/// key wins. `value=` runs to the end of the line, less a trailing ` found=TRUE` /
-/// ` found=FALSE` (Hydra 4.1.1-4.2.0, mpich#7050). Up to [`OTHER_FIELDS`] keys besides
-/// `cmd`, `rc` and `value` are kept; a key past those is found by scanning the line
-/// again. No allocation.
+/// One reply line (without its newline), read leniently: fields in any order, runs of
+/// spaces and tabs, extra keys, bare words skipped, the first occurrence of a key wins.
+/// `value=` runs to the end of the line, less a trailing ` found=TRUE` / ` found=FALSE`
+/// (Hydra 4.1.1-4.2.0, mpich#7050). `cmd`, `rc` and `value`, which every reply is judged
+/// by, are found in one pass; any other key is found by scanning the line again when
+/// asked for (only the rare replies carry one), so the pass stays small. No allocation.
 #[derive(Debug, Clone, Copy)]
 pub struct Reply<'a> {
     line: &'a [u8],
     cmd: Option<&'a [u8]>,
     rc: Option<&'a [u8]>,
     value: Option<&'a [u8]>,
-    others: [(&'a [u8], &'a [u8]); OTHER_FIELDS],
-    n_others: usize,
-    /// More keys came than `others` holds.
-    overflow: bool,
 }
-
-/// How many fields besides `cmd`, `rc` and `value` a reply keeps (Hydra sends at most 3).
-pub const OTHER_FIELDS: usize = 8;
 
 /// The key whose value runs to the end of the line.
 const VALUE_KEY: &[u8] = b"value";
@@ -81,9 +74,6 @@ impl<'a> Reply<'a> {
             cmd: None,
             rc: None,
             value: None,
-            others: [(&[], &[]); OTHER_FIELDS],
-            n_others: 0,
-            overflow: false,
         };
         let mut i = 0;
         let n = line.len();
@@ -111,27 +101,14 @@ impl<'a> Reply<'a> {
             while i < n && !is_separator(line[i]) {
                 i += 1;
             }
-            reply.keep(key, &line[value_start..i]);
+            let slot = match key {
+                b"cmd" => &mut reply.cmd,
+                b"rc" => &mut reply.rc,
+                _ => continue,
+            };
+            slot.get_or_insert(&line[value_start..i]);
         }
         reply
-    }
-
-    fn keep(&mut self, key: &'a [u8], value: &'a [u8]) {
-        let slot = match key {
-            b"cmd" => &mut self.cmd,
-            b"rc" => &mut self.rc,
-            _ => {
-                let known = self.others[..self.n_others].iter().any(|(k, _)| *k == key);
-                if !known && self.n_others < OTHER_FIELDS {
-                    self.others[self.n_others] = (key, value);
-                    self.n_others += 1;
-                } else if !known {
-                    self.overflow = true;
-                }
-                return;
-            }
-        };
-        slot.get_or_insert(value);
     }
 
     /// The whole line, for traces and messages.
@@ -139,33 +116,19 @@ impl<'a> Reply<'a> {
         self.line
     }
 
-    /// The first field named `key`, if any.
+    /// The first field named `key`, if any: a key other than `cmd`, `rc` and `value` is
+    /// the first `key=` token before `value=`.
     pub fn field(&self, key: &[u8]) -> Option<&'a [u8]> {
         match key {
             b"cmd" => self.cmd,
             b"rc" => self.rc,
             VALUE_KEY => self.value,
-            _ => self.others[..self.n_others]
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, v)| *v)
-                .or_else(|| {
-                    if self.overflow {
-                        self.rescan(key)
-                    } else {
-                        None
-                    }
-                }),
+            _ => self
+                .line
+                .split(|&b| is_separator(b))
+                .take_while(|token| !token.starts_with(b"value="))
+                .find_map(|token| token.strip_prefix(key)?.strip_prefix(b"=")),
         }
-    }
-
-    /// The slow path for a reply with more keys than `others` holds: the first `key=`
-    /// token before `value=`.
-    fn rescan(&self, key: &[u8]) -> Option<&'a [u8]> {
-        let line = self.line;
-        line.split(|&b| is_separator(b))
-            .take_while(|token| !token.starts_with(b"value="))
-            .find_map(|token| token.strip_prefix(key)?.strip_prefix(b"="))
     }
 
     /// The `cmd=` field.
@@ -419,11 +382,7 @@ mod tests {
         let r = Reply::new(&line);
         assert_eq!((r.rc(), r.value()), (Some(0), Some(&b"kept"[..])));
         assert_eq!(r.field(b"extra0"), Some(&b"x"[..]));
-        assert_eq!(
-            r.field(b"extra39"),
-            Some(&b"x"[..]),
-            "beyond OTHER_FIELDS: rescanned"
-        );
+        assert_eq!(r.field(b"extra39"), Some(&b"x"[..]));
         assert_eq!(r.field(b"absent"), None);
     }
 
