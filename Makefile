@@ -194,7 +194,10 @@ check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	@# The hot path gathered in one section (hot-text.ld), in what make ships.
 	scripts/check-hot-text.sh $(LIB)/libpmi.so.0 PMI_KVS_Put PMI_KVS_Commit PMI_KVS_Get PMI_Barrier
 	scripts/check-hot-text.sh $(LIB)/libpmi2.so.0 PMI2_KVS_Put PMI2_KVS_Fence PMI2_KVS_Get
-	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0 (release and debug builds); no libgcc_s, no cpuid; the hot path in .text.hot"
+	@# Its own calls direct, not through the GOT (no rlib beside the cdylib: libpmi/Cargo.toml).
+	scripts/check-direct-calls.sh $(LIB)/libpmi.so.0
+	scripts/check-direct-calls.sh $(LIB)/libpmi2.so.0
+	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0 (release and debug builds); no libgcc_s, no cpuid; the hot path in .text.hot; calls inside the library direct"
 
 # One rule for both headers: include/H.h is what the pinned cbindgen makes of the crate
 # libH with libH/cbindgen.toml (H = pmi, pmi2).
