@@ -166,6 +166,30 @@ fn strip_found(value: &[u8]) -> &[u8] {
     value
 }
 
+/// The digits of an integer, as RFC 13's `int`: what [`format_int`] writes into.
+pub type IntDigits = [u8; 20];
+
+/// `n` in decimal, written at the end of `buf`; returns the digits (and sign). No
+/// formatting machinery and no allocation: PMI-2 writes a length and a rank this way on
+/// its hot path.
+pub fn format_int(n: i64, buf: &mut IntDigits) -> &[u8] {
+    let mut at = buf.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    &buf[at..]
+}
+
 /// A decimal integer with an optional sign, as RFC 13's `int`; `None` on anything else
 /// or on overflow.
 pub fn parse_int(text: &[u8]) -> Option<i64> {
@@ -390,6 +414,21 @@ mod tests {
     fn bare_words_are_skipped() {
         let r = Reply::new(b"garbage cmd=appnum appnum=3");
         assert_eq!(r.int(b"appnum"), Some(3));
+    }
+
+    #[test]
+    fn format_int_writes_what_parse_int_reads() {
+        let mut buf = IntDigits::default();
+        for n in [0, 7, -1, 42, 999_999, -2_147_483_648, i64::MAX] {
+            let text = format_int(n, &mut buf).to_vec();
+            assert_eq!(text, n.to_string().as_bytes());
+            assert_eq!(parse_int(&text), Some(n));
+        }
+        // The longest (parse_int takes its magnitude as positive first: overflow).
+        assert_eq!(
+            format_int(i64::MIN, &mut buf),
+            i64::MIN.to_string().as_bytes()
+        );
     }
 
     #[test]

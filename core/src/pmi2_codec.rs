@@ -7,6 +7,7 @@
 
 use crate::conn::{Found, Framing};
 use crate::error::{PmiError, PmiResult};
+use crate::pmi1_codec::{format_int, IntDigits};
 
 /// The length prefix: six ASCII characters.
 pub const LEN_DIGITS: usize = 6;
@@ -59,10 +60,11 @@ pub fn encode(buf: &mut Vec<u8>, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResu
         buf.clear();
         return Err(PmiError::InvalidLength);
     }
-    // Left-justified in the six blanks already there, without allocating.
-    let mut prefix = std::io::Cursor::new(&mut buf[..LEN_DIGITS]);
-    std::io::Write::write_fmt(&mut prefix, format_args!("{len}"))
-        .map_err(|_| PmiError::InvalidLength)
+    // Left-justified in the six blanks already there (at most six digits, above).
+    let mut digits = IntDigits::default();
+    let text = format_int(len as i64, &mut digits);
+    buf[..text.len()].copy_from_slice(text);
+    Ok(())
 }
 
 fn push_field(buf: &mut Vec<u8>, key: &[u8], value: &[u8]) {

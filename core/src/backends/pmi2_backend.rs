@@ -232,14 +232,10 @@ impl Backend for Pmi2Wire {
 
     /// `cmd=kvs-get;jobid=..;srcid=..;key=..;`; `found=FALSE` is `PMI_ERR_INVALID_KEY`.
     fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
-        // The rank as text without allocating: "-2147483648" is the longest.
-        let mut digits = [0u8; 12];
-        let mut cursor = std::io::Cursor::new(&mut digits[..]);
-        std::io::Write::write_fmt(&mut cursor, format_args!("{}", src.unwrap_or(-1)))
-            .map_err(|_| PmiError::Fail)?;
-        let len = usize::try_from(cursor.position()).map_err(|_| PmiError::Fail)?;
-        let fields: [(&str, &[u8]); 3] =
-            [("jobid", kvsname), ("srcid", &digits[..len]), ("key", key)];
+        // The rank as text without allocating.
+        let mut digits = pmi1_codec::IntDigits::default();
+        let srcid = pmi1_codec::format_int(i64::from(src.unwrap_or(-1)), &mut digits);
+        let fields: [(&str, &[u8]); 3] = [("jobid", kvsname), ("srcid", srcid), ("key", key)];
         if self.lookup("PMI2_KVS_Get", "kvs-get", &fields)? {
             Ok(&self.value)
         } else {
