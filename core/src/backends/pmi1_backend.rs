@@ -333,11 +333,9 @@ impl Backend for Pmi1Wire {
 /// the rank and size they give.
 pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
     let mut request = Vec::new();
-    wire::encode(
-        &mut request,
-        "initack",
-        &[("pmiid", id.to_string().as_bytes())],
-    );
+    let mut digits = wire::IntDigits::default();
+    let pmiid = wire::format_int(i64::from(id), &mut digits);
+    wire::encode(&mut request, "initack", &[("pmiid", pmiid)]);
     conn.send(&request)?;
     let (mut acked, mut size, mut rank, mut debug) = (false, None, None, None);
     while !(acked && size.is_some() && rank.is_some() && debug.is_some()) {

@@ -76,13 +76,14 @@ impl Pmi2Wire {
             )));
         }
         let mut request = Vec::with_capacity(256);
-        let rank_text = rank.map(|r| r.to_string());
+        let mut digits = pmi1_codec::IntDigits::default();
+        let rank_text = rank.map(|r| pmi1_codec::format_int(i64::from(r), &mut digits));
         let mut fields: Vec<(&str, &[u8])> = Vec::new();
         if let Some(jobid) = jobid {
             fields.push(("pmijobid", jobid));
         }
-        if let Some(rank) = &rank_text {
-            fields.push(("pmirank", rank.as_bytes()));
+        if let Some(rank) = rank_text {
+            fields.push(("pmirank", rank));
         }
         fields.push(("threaded", b"FALSE"));
         wire2::encode(&mut request, "fullinit", &fields)?;
