@@ -105,7 +105,8 @@ client_cmd() {
 }
 
 # job LAUNCHER LAYOUT N CLIENT REP: one job; appends its line to scale.tsv:
-# launcher layout n client rep wall_s launcher_cpu_s rank_cpu_ms rank_rss_kb ok
+# launcher layout n client rep wall_s launcher_cpu_s rank_cpu_ms rank_rss_kb
+# rank_private_kb ok
 job() {
     local kind=$1 lay=$2 n=$3 c=$4 rep=$5 k=$1
     [ "$lay" = 1 ] || k=$1-vc
@@ -127,13 +128,14 @@ job() {
     awk -v L="$1" -v lay="$lay" -v n="$n" -v c="$c" -v rep="$rep" -v wall="${wall:-0}" \
         -v jcpu="${jcpu:-0}" -v status="${status:-x}" '
         /^wireup / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-                     ranks++; ok += v["ok"]; cpu += v["cpu_us"]; rss += v["maxrss_kb"] }
+                     ranks++; ok += v["ok"]; cpu += v["cpu_us"]; rss += v["maxrss_kb"]
+                     priv += v["private_kb"] }
         END { good = (status == "0" && (c == "none" || (ranks == n && ok == n)))
               own = (L ~ /^srun/ || (L == "prterun" && lay != 1)) ? jcpu : jcpu - cpu
-              printf "%s\t%s\t%d\t%s\t%d\t%.4f\t%.4f\t%.3f\t%.0f\t%d\n", L, lay, n, c, rep,
+              printf "%s\t%s\t%d\t%s\t%d\t%.4f\t%.4f\t%.3f\t%.0f\t%.1f\t%d\n", L, lay, n, c, rep,
                      wall / 1e9, own / 1e6, ranks ? cpu / ranks / 1000 : 0,
-                     ranks ? rss / ranks : 0, good }' "$f.out" >>"$OUT/scale.tsv"
-    if [ "$(tail -n 1 "$OUT/scale.tsv" | cut -f10)" != 1 ]; then
+                     ranks ? rss / ranks : 0, ranks ? priv / ranks : 0, good }' "$f.out" >>"$OUT/scale.tsv"
+    if [ "$(tail -n 1 "$OUT/scale.tsv" | cut -f11)" != 1 ]; then
         say "FAILED: $1 layout $lay n=$n $c rep $rep (status ${status:-killed}; $f.*)"
     fi
 }
@@ -141,7 +143,7 @@ job() {
 # mixed_job LAUNCHER LAYOUT N REP: one job whose ranks take the PMI-1 clients lib, mpich
 # and raw in turn (rank r the (r + REP) mod 3-th: bench/byrank), so that each meets the
 # same load; appends to mixed.tsv, a line a client: launcher layout n rep client ranks
-# rank_cpu_ms (their mean) ok.
+# rank_cpu_ms rank_private_kb (their means) ok.
 MIXED_CLIENTS=(lib mpich raw)
 mixed_job() {
     local kind=$1 lay=$2 n=$3 rep=$4 k=$1 specs=() order=() i
@@ -158,15 +160,16 @@ mixed_job() {
     awk -v L="$1" -v lay="$lay" -v n="$n" -v rep="$rep" -v status="${status:-x}" \
         -v order="${order[*]}" '
         /^wireup / { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-                     c = v["rank"] % 3 + 1; ranks[c]++; ok[c] += v["ok"]; cpu[c] += v["cpu_us"] }
+                     c = v["rank"] % 3 + 1; ranks[c]++; ok[c] += v["ok"]; cpu[c] += v["cpu_us"]
+                     priv[c] += v["private_kb"] }
         END { split(order, o, " ")
               for (c = 1; c <= 3; c++) {
                   want = int(n / 3) + (c <= n % 3)
-                  printf "%s\t%s\t%d\t%d\t%s\t%d\t%.3f\t%d\n", L, lay, n, rep, o[c], ranks[c],
-                         ranks[c] ? cpu[c] / ranks[c] / 1000 : 0,
+                  printf "%s\t%s\t%d\t%d\t%s\t%d\t%.3f\t%.1f\t%d\n", L, lay, n, rep, o[c], ranks[c],
+                         ranks[c] ? cpu[c] / ranks[c] / 1000 : 0, ranks[c] ? priv[c] / ranks[c] : 0,
                          status == "0" && ranks[c] == want && ok[c] == want } }' \
         "$f.out" >>"$OUT/mixed.tsv"
-    if [ "$(tail -n 3 "$OUT/mixed.tsv" | cut -f8 | sort -u)" != 1 ]; then
+    if [ "$(tail -n 3 "$OUT/mixed.tsv" | cut -f9 | sort -u)" != 1 ]; then
         say "FAILED: mixed $1 layout $lay n=$n rep $rep (status ${status:-killed}; $f.*)"
     fi
 }

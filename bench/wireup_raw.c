@@ -91,7 +91,7 @@ int main(void)
         }
     rt(barrier, sizeof barrier - 1);
     long long t1 = wireup_now_ns();
-    char cost[96];
+    char cost[128];
     printf("wireup rank=%d ns=%lld ok=%d t0=%lld t1=%lld%s\n", rank, t1 - t0, ok, t0, t1,
            wireup_cost(cost, sizeof cost));
     fflush(stdout);
