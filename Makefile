@@ -200,7 +200,10 @@ check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	@# Its own calls direct, not through the GOT (no rlib beside the cdylib: libpmi/Cargo.toml).
 	scripts/check-direct-calls.sh $(LIB)/libpmi.so.0
 	scripts/check-direct-calls.sh $(LIB)/libpmi2.so.0
-	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0 (release and debug builds); no libgcc_s, no cpuid; the hot path in .text.hot, the start in .text.warm; calls inside the library direct"
+	@# What the loader relocates starts a page (front-build.rs): as few written pages as it needs.
+	scripts/check-relro-pages.sh $(LIB)/libpmi.so.0
+	scripts/check-relro-pages.sh $(LIB)/libpmi2.so.0
+	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0 (release and debug builds); no libgcc_s, no cpuid; the hot path in .text.hot, the start in .text.warm; calls inside the library direct; the relocated data page-aligned"
 
 # One rule for both headers: include/H.h is what the pinned cbindgen makes of the crate
 # libH with libH/cbindgen.toml (H = pmi, pmi2).
