@@ -21,8 +21,9 @@
 #           launcher alone, whose time is the floor under every client's
 #
 # Mixed jobs (under hydra4 and srun, the PMI-1 wire): the ranks of one job take lib,
-# mpich and raw in turn (bench/byrank.c), each rank's CPU is compared within the job
-# (mixed.tsv): the jobs' speeds vary far more than the clients differ.
+# mpich and raw in turn (bench/byrank.c), and each rank's CPU and private memory are
+# compared within the job (mixed.tsv): the jobs' speeds vary far more than the clients
+# differ.
 #
 # Environment: SCALE_SIZES ("16 64 256 512"), SCALE_REPS (3), SCALE_LAUNCHERS ("hydra4
 # srun srun-pmix prterun"), SCALE_LAYOUTS ("1 4": one host, four hosts), BENCH_BIN,
