@@ -131,7 +131,8 @@ attempt() {
         local kind=${checks[i]} arg=${checks[i + 1]} text=${checks[i + 2]}
         [ "$arg" = log ] && arg=$log
         case $kind in
-            --expect) grep -qaF -- "$text" "$arg" 2>/dev/null || why="$why; no \"$text\" in $arg" ;;
+            --expect) grep -qaF -- "$text" "$arg" 2>/dev/null ||
+                why="$why; no \"$text\" in $arg$(file_says "$arg" "$log")" ;;
             --absent) ! grep -qaF -- "$text" "$arg" 2>/dev/null || why="$why; unexpected \"$text\" in $arg" ;;
             --show)
                 detail=$(grep -aF -m 1 -- "$text" "$arg" 2>/dev/null | sed 's/^ *//')
@@ -144,6 +145,20 @@ attempt() {
         esac
     done
     why=${why#; }
+}
+
+# file_says FILE LOG: what a verdict file other than the run's log holds, for a failed
+# --expect (its logs may be gone by the time anyone looks): ` (it says "...")`, the first
+# line, or ` (empty)` or ` (missing)`; nothing for the log itself.
+file_says() {
+    [ "$1" != "$2" ] || return 0
+    if [ ! -e "$1" ]; then
+        printf ' (missing)'
+    elif [ ! -s "$1" ]; then
+        printf ' (empty)'
+    else
+        printf ' (it says "%s")' "$(head -n 1 "$1" | cut -c1-200)"
+    fi
 }
 
 # The file a binary's libpmi.so.0 resolves to with the current LD_LIBRARY_PATH.
