@@ -31,10 +31,8 @@ static inline long wireup_private_kb(void)
         close(fd);
     text[got] = '\0';
     const char *at = strstr(text, "\nPrivate_Dirty:");
-    long kb = -1;
-    if (!at || sscanf(at, "\nPrivate_Dirty: %ld kB", &kb) != 1)
-        return -1;
-    return kb;
+    long kb;
+    return at && sscanf(at, "\nPrivate_Dirty: %ld kB", &kb) == 1 ? kb : -1;
 }
 
 /* The CPU time (user and system) this process has used, in µs, its minor page faults, its
