@@ -116,6 +116,22 @@ if check_backend_is pmix; then
         PMI_PMIX_PREPUT_KEY_0=card-0-0 PMI_PMIX_PREPUT_VAL_0=stale "${L[@]}" "$b/exchange" -q
 fi
 
+# The harness's prterun makes its session directory where no other job has (scripts/
+# prte-own-tmp). TMPDIR holds what killed jobs leave, a session for each of the next 2000
+# pids: a prterun that made its session in TMPDIR would get one of those pids, and PMIx's
+# server would not start there ("listener thread failed to start", exit 213).
+if [ "$K" = prterun ]; then
+    stale=$logdir/stale-tmp
+    rm -rf "$stale" && mkdir -p "$stale"
+    next=$(($(cat /proc/sys/kernel/ns_last_pid) + 1))
+    (cd "$stale" && mkdir $(seq -f "prtrn.%.0f" "$next" $((next + 1999))) &&
+        for ((p = next; p < next + 2000; p++)); do : >"prtrn.$p/pmix.${HOSTNAME%%.*}.tool"; done)
+    launcher "$K" 2
+    run prterun-stale-sessions 0 --absent log "failed to start" -- \
+        env TMPDIR="$stale" "${L[@]}" "$b/exchange" -q
+    rm -rf "$stale"
+fi
+
 if [ "$K" != hydra4 ]; then
     summary "$label ($K)"
     exit

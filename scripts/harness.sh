@@ -211,6 +211,11 @@ check_loaded() {
 # dies of SIGPIPE (exit 141, no message) when it writes to a proxy that has just exited
 # (docs/CI.md has the causes and the rates measured).
 HYDRA=("$harness_root/scripts/no-sigpipe" "${MPIEXEC:-mpiexec.hydra}")
+# prterun, appended to L: each job has a session directory of its own (scripts/prte-own-tmp).
+add_prterun() {
+    L+=("$harness_root/scripts/prte-own-tmp" env PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT"
+        OPAL_PREFIX="$OPENMPI_ROOT" "$OPENMPI_ROOT/bin/prterun" --allow-run-as-root)
+}
 launcher() {
     local kind=$1 np=$2 nodes=${3:-1}
     case $kind in *-vc) launcher_vc "${kind%-vc}" "$np" "$nodes"; return ;; esac
@@ -235,8 +240,9 @@ launcher() {
             ;;
         prterun)
             [ "$nodes" = 1 ] || { echo "harness: prterun runs on one node here" >&2; return 1; }
-            L=(env PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT" OPAL_PREFIX="$OPENMPI_ROOT"
-               "$OPENMPI_ROOT/bin/prterun" --allow-run-as-root --map-by :OVERSUBSCRIBE -n "$np")
+            L=()
+            add_prterun
+            L+=(--map-by :OVERSUBSCRIBE -n "$np")
             ;;
         *) echo "harness: unknown launcher '$kind'" >&2; return 1 ;;
     esac
@@ -311,9 +317,9 @@ launcher_vc() { # KIND NP LAYOUT
                 map=node slots=$(cluster_slots "$np" 2)
                 slots_total $slots
             fi
-            L=(env CHECK_REAL_HOSTS=1 PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT"
-               OPAL_PREFIX="$OPENMPI_ROOT" "$OPENMPI_ROOT/bin/prterun" --allow-run-as-root
-               --prefix "$OPENMPI_ROOT" --prtemca plm_ssh_agent "$CLUSTER_SSH"
+            L=(env CHECK_REAL_HOSTS=1)
+            add_prterun
+            L+=(--prefix "$OPENMPI_ROOT" --prtemca plm_ssh_agent "$CLUSTER_SSH"
                --prtemca oob_tcp_if_include "$CLUSTER_BRIDGE" --host "$(echo $slots | tr ' ' ,)"
                --map-by "$map:OVERSUBSCRIBE" --bind-to none -n "$np")
             ;;

@@ -40,10 +40,8 @@ if [ -n "${SLURM_CONF:-}" ]; then
 fi
 if [ -n "${OPENMPI_ROOT:-}" ]; then
     # prterun ends the job at the first process that fails: one line may be all there is.
+    launcher prterun 2
     run "prterun -n 2 (Open MPI 5.0.11), no PMIx client library" nonzero --absent log "$ran" \
-        --show log "$nolib" -- env PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 \
-        PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT" OPAL_PREFIX="$OPENMPI_ROOT" \
-        "$OPENMPI_ROOT/bin/prterun" --allow-run-as-root --map-by :OVERSUBSCRIBE -n 2 \
-        "$b/exchange"
+        --show log "$nolib" -- env PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "${L[@]}" "$b/exchange"
 fi
 summary refusals
