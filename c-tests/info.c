@@ -2,6 +2,7 @@
  * Usage: info SIZE APPNUM UNIVERSE [KVSNAME_MAX KEY_MAX VALUE_MAX]
  * (the maxima default to Hydra 4.0.2's 256 64 1024). */
 #include <pmi.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,15 @@ int main(int argc, char **argv)
     int valmax = argc == 7 ? atoi(argv[6]) : 1024;
     CHECK_RC(PMI_Initialized(&initialized), PMI_SUCCESS);
     CHECK(initialized == PMI_FALSE);
+    static char outbuf[BUFSIZ];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     REQUIRE_RC(PMI_Init(&spawned), PMI_SUCCESS);
+    /* PMI_Init leaves the program's stdio as the program set it (MPICH's simple client
+     * makes stdout unbuffered): what is printed waits in the buffer. */
+    fputs("info: stdout still buffered after PMI_Init", stdout);
+    CHECK(__fpending(stdout) > 0);
+    putchar('\n');
+    fflush(stdout);
     CHECK_RC(PMI_Initialized(&initialized), PMI_SUCCESS);
     CHECK(initialized == PMI_TRUE);
     CHECK(spawned == PMI_FALSE);
