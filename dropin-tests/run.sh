@@ -53,14 +53,14 @@ fi
 # (Under srun, Slurm's library works: it talks to Slurm itself; with -pmi-port, or under a
 # PMIx launcher, it sees no PMI_FD and makes each process rank 0 of 1. Neither is a
 # control.)
-# The ranks' lines are read from a file they append to: Hydra may end a failing job
+# The ranks' lines are read from a file they append to (CHECK_REPORT): Hydra may end a failing job
 # before it forwards what the ranks printed (a write error to a proxy that has exited:
 # one make ci-stress run on c4300ce).
 if [ "${K%-vc}" != srun ] && [ "${K%-vc}" != hydra4-port ] && ! check_backend_is pmix; then
     report=$logdir/no-swap-fails-with-slurm-lib.ranks
     rm -f "$report"
     run no-swap-fails-with-slurm-lib nonzero --expect "$report" "libpmi.so.0 from $(readlink -f "$slurm")" -- \
-        "${L4[@]}" "$b/swap" - "$report"
+        env CHECK_REPORT="$report" "${L4[@]}" "$b/swap"
 fi
 
 # --- 2. dlopen("libpmi.so.0") -------------------------------------------------------------
