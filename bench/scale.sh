@@ -117,7 +117,8 @@ job() {
     # The launcher alone takes seconds at n = 512; prterun across hosts hung on that
     # empty program in 9 of its 12 jobs in one run (PRRTE 5.0.11): a shorter bound.
     [ "$c" != none ] || bound=$((TIMEOUT < NONE_TIMEOUT ? TIMEOUT : NONE_TIMEOUT))
-    timeout -s KILL "$bound" "$BIN/jobtime" "${L[@]}" "${C[@]}" >"$f.out" 2>"$f.err"
+    # TERM first, so the launcher's wrapper cleans up (scripts/prte-own-tmp), then KILL.
+    timeout -k 10 "$bound" "$BIN/jobtime" "${L[@]}" "${C[@]}" >"$f.out" 2>"$f.err"
     local wall jcpu status
     wall=$(sed -n 's/^job wall_ns=\([0-9]*\).*/\1/p' "$f.err")
     jcpu=$(sed -n 's/^job .*cpu_us=\([0-9]*\).*/\1/p' "$f.err")
@@ -156,7 +157,7 @@ mixed_job() {
         specs+=("$SPEC")
     done
     local f=$OUT/mixed.$1.$lay.$n.$rep status
-    timeout -s KILL "$TIMEOUT" "$BIN/jobtime" "${L[@]}" "$BIN/byrank" "${specs[@]}" >"$f.out" 2>"$f.err"
+    timeout -k 10 "$TIMEOUT" "$BIN/jobtime" "${L[@]}" "$BIN/byrank" "${specs[@]}" >"$f.out" 2>"$f.err"
     status=$(sed -n 's/^job .*status=\([0-9]*\).*/\1/p' "$f.err")
     awk -v L="$1" -v lay="$lay" -v n="$n" -v rep="$rep" -v status="${status:-x}" \
         -v order="${order[*]}" '
