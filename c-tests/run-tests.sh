@@ -174,10 +174,9 @@ run clique-n5 0 -- "${H[@]}" -n 5 "$b/clique"
 # Negative control of the check across real hosts (CHECK_REAL_HOSTS): simulated nodes
 # share one host name, so the clique of a:2,b:2 is not the ranks on this host.
 # (Its failed checks are read from CHECK_REPORT: Hydra may drop the output of a failing job.)
-report=$logdir/clique-real-hosts-control.report
-rm -f "$report"
-run clique-real-hosts-control nonzero --expect "$report" "PMI_Get_clique_ranks on host" -- \
-    env CHECK_REAL_HOSTS=1 CHECK_REPORT="$report" "${H[@]}" -hosts a:2,b:2 -n 4 "$b/clique"
+report_to clique-real-hosts-control
+run clique-real-hosts-control nonzero --expect "$REPORT" "PMI_Get_clique_ranks on host" -- \
+    env CHECK_REAL_HOSTS=1 CHECK_REPORT="$REPORT" "${H[@]}" -hosts a:2,b:2 -n 4 "$b/clique"
 run names-a1b1 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/names"
 run spawn-a1b1-n2 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/spawn"
 

@@ -57,10 +57,9 @@ fi
 # before it forwards what the ranks printed (a write error to a proxy that has exited:
 # one make ci-stress run on c4300ce).
 if [ "${K%-vc}" != srun ] && [ "${K%-vc}" != hydra4-port ] && ! check_backend_is pmix; then
-    report=$logdir/no-swap-fails-with-slurm-lib.ranks
-    rm -f "$report"
-    run no-swap-fails-with-slurm-lib nonzero --expect "$report" "libpmi.so.0 from $(readlink -f "$slurm")" -- \
-        env CHECK_REPORT="$report" "${L4[@]}" "$b/swap"
+    report_to no-swap-fails-with-slurm-lib
+    run no-swap-fails-with-slurm-lib nonzero --expect "$REPORT" "libpmi.so.0 from $(readlink -f "$slurm")" -- \
+        env CHECK_REPORT="$REPORT" "${L4[@]}" "$b/swap"
 fi
 
 # --- 2. dlopen("libpmi.so.0") -------------------------------------------------------------

@@ -161,6 +161,10 @@ file_says() {
     fi
 }
 
+# report_to NAME: REPORT, a fresh file for case NAME's processes to append to through
+# CHECK_REPORT (c-tests/check.h), for what a failing job's processes said.
+report_to() { REPORT=$logdir/$1.report; rm -f "$REPORT"; }
+
 # The file a binary's libpmi.so.0 resolves to with the current LD_LIBRARY_PATH.
 resolved_libpmi() { ldd "$1" | awk -v so="${2:-libpmi.so.0}" '$1 == so {print $3}'; }
 
