@@ -3,10 +3,13 @@
  * parent (the launcher's process that serves it: slurmstepd, prterun or prted, Hydra's
  * proxy) with SIGSTOP, so no barrier can complete any more. Each rank's next barriers
  * must fail with PMI_FAIL, the first within a few seconds of PMI_TIMEOUT (the runner sets
- * it), and rank 0 then lets the server go on (SIGCONT). Each rank writes its verdict to
- * OUTDIR/rank-R.txt ("ok ..." or what went wrong), and rank 0 leaves last: the launcher
- * may end the job as it likes once a process leaves without PMI_Finalize (prterun kills
- * the others, seen on a busy machine). Usage: stopped_server OUTDIR */
+ * it). Each rank writes its verdict to OUTDIR/rank-R.txt ("ok ..." or what went wrong).
+ * Rank 0 lets the server go on (SIGCONT) only once every rank has written one (or after a
+ * bound): a server that goes on may finish a barrier without the rank whose connection
+ * PMI_TIMEOUT shut (prted does), and a rank that came late to its barrier would see it
+ * succeed. Rank 0 leaves last: the launcher may end the job as it likes once a process
+ * leaves without PMI_Finalize (prterun kills the others, seen on a busy machine).
+ * Usage: stopped_server OUTDIR */
 #define _POSIX_C_SOURCE 200809L
 #include <pmi.h>
 #include <signal.h>
@@ -55,8 +58,6 @@ int main(int argc, char **argv)
         took = now() - start;
     }
     int again = PMI_Barrier();
-    if (rank == 0)
-        kill(server, SIGCONT);
     if (rc != PMI_FAIL || again != PMI_FAIL)
         fprintf(out, "barriers returned %d then %d, expected PMI_FAIL (%d)\n", rc, again, PMI_FAIL);
     else if (took > 3 * bound + 2)
@@ -64,8 +65,8 @@ int main(int argc, char **argv)
     else
         fprintf(out, "ok: rank %d of %d: the barrier failed after %.1f s\n", rank, size, took);
     fclose(out);
-    /* The launcher may end the whole job when rank 0 leaves without PMI_Finalize: rank 0
-     * leaves only once every other rank has written its verdict (or after a bound). */
+    /* Rank 0 lets the server go on, and leaves, only once every other rank has written
+     * its verdict (or after a bound). */
     for (int r = 1; rank == 0 && r < size; r++) {
         snprintf(path, sizeof path, "%s/rank-%d.txt", argv[1], r);
         struct stat st;
@@ -73,5 +74,7 @@ int main(int argc, char **argv)
         while ((stat(path, &st) != 0 || st.st_size == 0) && now() < until)
             nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
     }
+    if (rank == 0)
+        kill(server, SIGCONT);
     return 0;
 }
