@@ -453,12 +453,12 @@ static void spawn_collect(void)
     }
     snprintf(service, sizeof service, "conf2-child-%s", g_spawn_tag);
     int rc = PMI2_FAIL;
-    for (int tries = 0; tries < 2000 && rc != PMI2_SUCCESS; tries++) { /* 20 s */
+    for (int tries = 0; tries < 6000 && rc != PMI2_SUCCESS; tries++) { /* 60 s */
         rc = PMI2_Nameserv_lookup(service, NULL, port, sizeof port);
         if (rc != PMI2_SUCCESS)
             sleep_ms(10);
     }
-    EXPECT(&g_spawn, rc == PMI2_SUCCESS, "no verdict from the spawned process in 20 s");
+    EXPECT(&g_spawn, rc == PMI2_SUCCESS, "no verdict from the spawned process in 60 s");
     EXPECT(&g_spawn, rc != PMI2_SUCCESS || strcmp(port, "ok") == 0,
            "the spawned process says: %s", port);
     if (rc == PMI2_SUCCESS)
@@ -569,8 +569,19 @@ int main(int argc, char **argv)
     test_node_attrs();
     test_names();
     test_ring();
-    if (g_rank == 0)
+    /* The others wait for rank 0's collection of the spawned verdict (as for the spawn
+     * above): each rank's get of a missing key then starts its alarm within moments of
+     * the others', and none leaves while another still waits (3 s of grace). */
+    if (g_rank == 0) {
         spawn_collect();
+        PMI2_KVS_Put("conf2-collected", "yes");
+        fence_or_die("after the collection");
+    } else {
+        fence_or_die("after the collection");
+        int rc = PMI2_ERR_INVALID_KEY;
+        for (int i = 0; i < 3 && rc == PMI2_ERR_INVALID_KEY; i++) /* as long as its 60 s */
+            rc = get_retried(0, "conf2-collected", flag, sizeof flag, NULL);
+    }
     test_missing_key();
     test_finalize();
     emit("INFO", "done", "rank %d of %d finished", g_rank, g_size);
