@@ -264,7 +264,7 @@ fn abort_is_bounded_and_aims_right() {
     assert!(has(&log, "abort 7 \"bye\" fake-ns:0 nprocs=1"), "{log:?}");
     let (status, took, log, _) = run("job", true);
     assert_eq!(status.signal(), Some(libc::SIGALRM), "{status:?}");
-    assert!(took.as_secs_f64() < 5.0, "{took:?}");
+    assert!(took.as_secs_f64() < 15.0, "{took:?}");
     assert!(has(&log, "abort 7 \"bye\" -:0 nprocs=0"), "{log:?}");
     // A server gone during a barrier: PMI_FAIL and one line, traced or not.
     let (status, _, _, stderr) = run("fence", false);

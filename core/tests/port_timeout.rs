@@ -43,7 +43,7 @@ fn a_full_backlog_fails_within_pmi_timeout() {
     let took = start.elapsed();
     let why = result.err().expect("a full backlog refuses the connect");
     assert!(why.contains("no answer in 1 s (PMI_TIMEOUT)"), "{why}");
-    assert!(took < Duration::from_secs(3), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
     drop(held);
     // SAFETY: the listener this test opened.
     unsafe { libc::close(listener) };

@@ -1,7 +1,9 @@
 //! `PMI_Abort` while another thread waits in `PMI_Finalize` for `finalize_ack` still
 //! reaches the server. The client is a forked child (PMI_Abort ends its process); this
 //! test process is the server, which never acknowledges the finalize and must then read
-//! `cmd=abort exitcode=5`. Its own test binary: it forks.
+//! `cmd=abort exitcode=5`. Its own test binary: it forks. The server tells the child,
+//! over a pipe, when it has read `cmd=finalize`: only then does the child abort (a sleep
+//! does not order two threads on a busy machine).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, IntoRawFd};
@@ -15,12 +17,15 @@ fn abort_during_finalize_reaches_the_server() {
     let path = std::env::temp_dir().join(format!("pmi-abort-{}.sock", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let listener = UnixListener::bind(&path).expect("bind");
+    let mut pipe = [-1; 2];
+    // SAFETY: a valid array of two ints for the pipe's ends.
+    assert_eq!(unsafe { libc::pipe(pipe.as_mut_ptr()) }, 0, "pipe");
     // SAFETY: the child only connects, drives the library through its C exports and
     // ends in PMI_Abort (or _exit); it never returns into the test harness.
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0, "fork");
     if pid == 0 {
-        client(&path);
+        client(&path, pipe[0]);
     }
     let (stream, _) = listener.accept().expect("accept");
     let _ = std::fs::remove_file(&path);
@@ -37,7 +42,9 @@ fn abort_during_finalize_reaches_the_server() {
     out.write_all(b"cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024\n")
         .unwrap();
     assert_eq!(next(), "cmd=finalize");
-    // No finalize_ack: the child's other thread aborts meanwhile.
+    // No finalize_ack: the child's other thread aborts meanwhile, told to now.
+    // SAFETY: writes one byte from a valid buffer to the pipe's write end.
+    assert_eq!(unsafe { libc::write(pipe[1], b"f".as_ptr().cast(), 1) }, 1);
     assert_eq!(next(), "cmd=abort exitcode=5");
     let mut status = 0;
     // SAFETY: reaps the child forked above.
@@ -49,8 +56,8 @@ fn abort_during_finalize_reaches_the_server() {
 }
 
 /// The forked client: PMI_Init on a connection to the test, PMI_Finalize in a thread,
-/// PMI_Abort(5) from this one once the finalize is waiting.
-fn client(path: &std::path::Path) -> ! {
+/// PMI_Abort(5) from this one once the server has read the finalize (a byte on `told`).
+fn client(path: &std::path::Path, told: libc::c_int) -> ! {
     let stream = UnixStream::connect(path).expect("connect");
     // SAFETY: F_SETFD on an fd this process owns: a launcher's PMI_FD is inherited, so
     // it is not close-on-exec.
@@ -65,7 +72,12 @@ fn client(path: &std::path::Path) -> ! {
         unsafe { libc::_exit(90) };
     }
     std::thread::spawn(|| PMI_Finalize());
-    std::thread::sleep(Duration::from_millis(300));
+    let mut byte = 0u8;
+    // SAFETY: reads one byte into a valid buffer; blocks until the server writes it.
+    if unsafe { libc::read(told, (&mut byte as *mut u8).cast(), 1) } != 1 {
+        // SAFETY: ends the forked child at once.
+        unsafe { libc::_exit(92) };
+    }
     // SAFETY: a NUL-terminated message.
     unsafe { PMI_Abort(5, c"aborting during finalize".as_ptr()) };
     // SAFETY: PMI_Abort does not return; this is unreachable.
