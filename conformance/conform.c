@@ -450,8 +450,8 @@ static void test_barrier(void)
     for (int i = 0; i < 20; i++)
         sync_all("20 empty barriers");
     /* The last rank arrives 1 s late: nobody may leave before it comes. The bound is
-     * 0.3 s: on a busy machine a rank may leave the barrier before well after the last
-     * rank did, and so wait less for this one. */
+     * 0.3 s: on a busy machine a rank may leave the barrier before this one long after
+     * the last rank left it, and so wait less for this one. */
     if (g_size > 1) {
         double start = now();
         if (g_rank == g_size - 1)
