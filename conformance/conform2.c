@@ -46,6 +46,20 @@ static void fence_or_die(const char *where)
     }
 }
 
+/* The others wait until rank 0 is done with what it does alone (a spawn, the collection
+ * of its verdict): rank 0 puts KEY, and every rank fences; the others read KEY, retried
+ * for up to 60 s (as long as a verdict may take). */
+static void after_rank0(const char *key, const char *where)
+{
+    if (g_rank == 0)
+        PMI2_KVS_Put(key, "yes");
+    fence_or_die(where);
+    char flag[8];
+    int rc = PMI2_ERR_INVALID_KEY;
+    for (int i = 0; g_rank != 0 && i < 3 && rc == PMI2_ERR_INVALID_KEY; i++)
+        rc = get_retried(0, key, flag, sizeof flag, NULL);
+}
+
 /* ---- init ---------------------------------------------------------------------------- */
 
 static void test_before_init(void)
@@ -550,15 +564,9 @@ int main(int argc, char **argv)
     test_init();
     test_job_id();
     /* The spawn comes first: the others put nothing until it is over. */
-    char flag[8];
-    if (g_rank == 0) {
+    if (g_rank == 0)
         spawn_start();
-        PMI2_KVS_Put("conf2-spawn-over", "yes");
-        fence_or_die("after spawn");
-    } else {
-        fence_or_die("after spawn");
-        get_retried(0, "conf2-spawn-over", flag, sizeof flag, NULL);
-    }
+    after_rank0("conf2-spawn-over", "after spawn");
     struct test x = {"kvs-exchange", 0, ""}, once = {"put-once", 0, ""};
     kvs_puts(&x, &once);
     test_validation();
@@ -569,19 +577,12 @@ int main(int argc, char **argv)
     test_node_attrs();
     test_names();
     test_ring();
-    /* The others wait for rank 0's collection of the spawned verdict (as for the spawn
-     * above): each rank's get of a missing key then starts its alarm within moments of
-     * the others', and none leaves while another still waits (3 s of grace). */
-    if (g_rank == 0) {
+    /* The others wait for rank 0's collection of the spawned verdict: each rank's get of
+     * a missing key then starts its alarm within moments of the others', and none leaves
+     * while another still waits (3 s of grace). */
+    if (g_rank == 0)
         spawn_collect();
-        PMI2_KVS_Put("conf2-collected", "yes");
-        fence_or_die("after the collection");
-    } else {
-        fence_or_die("after the collection");
-        int rc = PMI2_ERR_INVALID_KEY;
-        for (int i = 0; i < 3 && rc == PMI2_ERR_INVALID_KEY; i++) /* as long as its 60 s */
-            rc = get_retried(0, "conf2-collected", flag, sizeof flag, NULL);
-    }
+    after_rank0("conf2-collected", "after the collection");
     test_missing_key();
     test_finalize();
     emit("INFO", "done", "rank %d of %d finished", g_rank, g_size);

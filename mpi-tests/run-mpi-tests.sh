@@ -9,7 +9,7 @@
 #   mpi-check: N passed, N failed
 # and exits nonzero on any failure. Each run's output is in BIN_DIR/logs-LAUNCHER/.
 BIN=$(cd "$1" && pwd)
-HARNESS_TIMEOUT=${MPI_TIMEOUT:-120}
+[ -z "${MPI_TIMEOUT:-}" ] || HARNESS_TIMEOUT=$MPI_TIMEOUT
 source "$(dirname "$0")/../scripts/harness.sh" "$BIN/logs-${LAUNCHER:-hydra4}" "$2"
 HARNESS_SUITE=mpi
 K=$LAUNCHER
