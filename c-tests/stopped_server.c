@@ -1,9 +1,9 @@
 /* PMI_TIMEOUT against a real server that stops answering. After two barriers (the
  * second done at rank 0 means every rank has read the first's reply), rank 0 stops its
  * parent (the launcher's process that serves it: slurmstepd, prterun or prted, Hydra's
- * proxy) with SIGSTOP, so no barrier can complete any more. Each rank's next barriers
- * must fail with PMI_FAIL, the first within a few seconds of PMI_TIMEOUT (the runner sets
- * it). Each rank writes its verdict to OUTDIR/rank-R.txt ("ok ..." or what went wrong).
+ * proxy) with SIGSTOP, and waits until every thread of it has stopped, so no barrier can
+ * complete any more. Each rank's next barriers must fail with PMI_FAIL, the first within
+ * a few seconds of PMI_TIMEOUT (the runner sets it). Each rank writes its verdict to OUTDIR/rank-R.txt ("ok ..." or what went wrong).
  * Rank 0 lets the server go on (SIGCONT) only once every rank has written one (or after a
  * bound): a server that goes on may finish a barrier without the rank whose connection
  * PMI_TIMEOUT shut (prted does), and a rank that came late to its barrier would see it
@@ -11,8 +11,10 @@
  * leaves without PMI_Finalize (prterun kills the others, seen on a busy machine).
  * Usage: stopped_server OUTDIR */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <pmi.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <stdlib.h>
@@ -26,6 +28,34 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether every thread of process PID is stopped. SIGSTOP takes effect after kill(2)
+ * returns: prterun was still running right after it in 7 of 20 runs, and once served
+ * two more barriers before it stopped. */
+static int all_stopped(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *dir = opendir(path);
+    if (dir == NULL)
+        return 0;
+    int stopped = 1;
+    for (struct dirent *e; stopped && (e = readdir(dir)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char stat[512] = "";
+        snprintf(path, sizeof path, "/proc/%d/task/%.16s/stat", (int)pid, e->d_name);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+        if (f)
+            fclose(f);
+        stat[n] = '\0';
+        const char *state = strrchr(stat, ')'); /* "TID (NAME) S ..." */
+        stopped = state != NULL && (state[2] == 'T' || state[2] == 't');
+    }
+    closedir(dir);
+    return stopped;
 }
 
 int main(int argc, char **argv)
@@ -52,6 +82,10 @@ int main(int argc, char **argv)
     if (rank == 0) {
         REQUIRE_RC(rc, PMI_SUCCESS);
         REQUIRE(kill(server, SIGSTOP) == 0);
+        double until = now() + 10;
+        while (!all_stopped(server) && now() < until)
+            nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+        REQUIRE(all_stopped(server));
     }
     /* The first barrier to fail, and how long it took. */
     for (int tries = 0; rc == PMI_SUCCESS && tries < 2; tries++) {
