@@ -89,6 +89,9 @@ impl Store {
     /// [`Store::insert`] for a key whose [`hash`] the caller has.
     pub fn insert_hashed(&mut self, h: u64, key: &[u8], value: &[u8]) -> &[u8] {
         let start = self.bytes.len();
+        // The whole record at once: the arena grows at most once a record, not once for
+        // each of its four pieces (a first put grew it 8, 16, then 36 bytes).
+        self.bytes.reserve(Store::record_len(key, value));
         self.bytes.extend_from_slice(&length(key).to_le_bytes());
         self.bytes.extend_from_slice(&length(value).to_le_bytes());
         self.bytes.extend_from_slice(key);
