@@ -25,6 +25,8 @@ FILENAME ~ /mixed\.tsv$/ {
     if (!($3 in nseen)) { nseen[$3] = 1; sizes[++nn] = $3 + 0 }
     if (!($2 in lseen)) { lseen[$2] = 1; layouts[++nl] = $2 }
     jobs[k]++
+    if ($5 > reps_at[$3]) reps_at[$3] = $5
+    if ($5 > reps) reps = $5
     if ($11 != 1) { failed[k]++; next }
     good[k]++
     wall[k, $5] = $6; own[k, good[k]] = $7; cpu[k, good[k]] = $8; rss[k, good[k]] = $9; priv[k, good[k]] = $10
@@ -71,8 +73,10 @@ END {
     print ""
     print "![whole-job time against n, log-log](docs/scale.svg)"
     print ""
-    print "Whole job from the launcher's start to its exit (`bench/jobtime.c`), median of " reps " paired"
-    print "repetitions, each client first in turn; per rank, the CPU time, the peak RSS and the"
+    rtxt = ""
+    for (z = 1; z <= nn; z++) rtxt = rtxt (z > 1 ? ", " : "") reps_at[sizes[z]] " at n = " sizes[z]
+    print "Whole job from the launcher's start to its exit (`bench/jobtime.c`), median of the paired"
+    print "repetitions (" rtxt "), each client first in turn; per rank, the CPU time, the peak RSS and the"
     print "private memory (Private_Dirty of /proc/self/smaps_rollup: the pages the rank wrote,"
     print "not the shared page cache that the RSS counts too) each rank reported after its last"
     print "barrier (mean over the ranks, median over the jobs); the"

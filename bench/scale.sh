@@ -25,7 +25,13 @@
 # compared within the job (mixed.tsv): the jobs' speeds vary far more than the clients
 # differ.
 #
-# Environment: SCALE_SIZES ("16 64 256 512"), SCALE_REPS (3), SCALE_LAUNCHERS ("hydra4
+# Repetitions: SCALE_REPS at every n, and more where jobs are short, so that each cell
+# holds the jobs of at least SCALE_RANKS ranks (256: 16 repetitions at n = 16, 4 at 64).
+# A job of 16 ranks lasts a tenth of a second to a second and moves by 10-20 % from one
+# to the next; with 3 repetitions one job moved a median across 1.00 (a mixed cell of
+# srun over four hosts at n = 16 was 1.083 with 3 jobs, 0.965 [0.926-1.001] with 20).
+#
+# Environment: SCALE_SIZES ("16 64 256 512"), SCALE_REPS (3), SCALE_RANKS (256), SCALE_LAUNCHERS ("hydra4
 # srun srun-pmix prterun"), SCALE_LAYOUTS ("1 4": one host, four hosts), BENCH_BIN,
 # BENCH_LIB, BENCH_REF_LIB, SCALE_CLIENTS (only these of each launcher's clients),
 # SCALE_OUT, SCALE_TIMEOUT (seconds a job may take, 300; the launcher alone at most 60),
@@ -39,6 +45,12 @@ REF_DIR=${BENCH_REF_LIB:+$(dirname "$BENCH_REF_LIB")}
 OUT=${SCALE_OUT:-$root/build/bench/scale}
 SIZES=${SCALE_SIZES:-16 64 256 512}
 REPS=${SCALE_REPS:-3}
+RANKS=${SCALE_RANKS:-256}
+# reps_at N: the repetitions at n = N (above).
+reps_at() {
+    local r=$(((RANKS + $1 - 1) / $1))
+    echo $((r > REPS ? r : REPS))
+}
 LAUNCHERS=${SCALE_LAUNCHERS:-hydra4 srun srun-pmix prterun}
 LAYOUTS=${SCALE_LAYOUTS:-1 4}
 TIMEOUT=${SCALE_TIMEOUT:-300}
@@ -186,8 +198,8 @@ for lay in $LAYOUTS; do
                 for c in "${cl[@]}"; do [[ " $SCALE_CLIENTS " != *" $c "* ]] || kept+=("$c"); done
                 cl=("${kept[@]}")
             fi
-            say "$kind, layout $lay, n = $n: ${cl[*]} x $REPS"
-            for rep in $(seq "$REPS"); do
+            say "$kind, layout $lay, n = $n: ${cl[*]} x $(reps_at "$n")"
+            for rep in $(seq "$(reps_at "$n")"); do
                 for i in $(seq 0 $((${#cl[@]} - 1))); do
                     job "$kind" "$lay" "$n" "${cl[$(((rep + i) % ${#cl[@]}))]}" "$rep"
                     total=$((total + 1))
@@ -202,8 +214,8 @@ if [ -n "$REF_DIR" ]; then
         for kind in $LAUNCHERS; do
             [ "$kind" = hydra4 ] || [ "$kind" = srun ] || continue
             for n in $SIZES; do
-                say "$kind, layout $lay, n = $n: mixed ${MIXED_CLIENTS[*]} x $REPS"
-                for rep in $(seq "$REPS"); do
+                say "$kind, layout $lay, n = $n: mixed ${MIXED_CLIENTS[*]} x $(reps_at "$n")"
+                for rep in $(seq "$(reps_at "$n")"); do
                     mixed_job "$kind" "$lay" "$n" "$rep"
                     total=$((total + 1))
                 done
@@ -215,7 +227,7 @@ say "$total jobs; tables: $OUT/scale.md"
 fi
 
 # The tables, the targets and the picture, from scale.tsv.
-"$root/bench/scale-report.awk" -v reps="$REPS" -v svg="$root/docs/scale.svg" \
+"$root/bench/scale-report.awk" -v svg="$root/docs/scale.svg" \
     "$OUT/scale.tsv" $([ -s "$OUT/mixed.tsv" ] && echo "$OUT/mixed.tsv") >"$OUT/scale.md"
 printf '\nNot run: %s.\n' "$SKIPPED" >>"$OUT/scale.md"
 cat "$OUT/scale.md"
