@@ -31,12 +31,12 @@
 # to the next; with 3 repetitions one job moved a median across 1.00 (a mixed cell of
 # srun over four hosts at n = 16 was 1.083 with 3 jobs, 0.965 [0.926-1.001] with 20).
 #
-# Environment: SCALE_SIZES ("16 64 256 512"), SCALE_REPS (3), SCALE_RANKS (256), SCALE_LAUNCHERS ("hydra4
-# srun srun-pmix prterun"), SCALE_LAYOUTS ("1 4": one host, four hosts), BENCH_BIN,
-# BENCH_LIB, BENCH_REF_LIB, SCALE_CLIENTS (only these of each launcher's clients),
-# SCALE_OUT, SCALE_TIMEOUT (seconds a job may take, 300; the launcher alone at most 20),
-# SCALE_REPORT_ONLY=1 (no jobs:
-# the report again from the last run's scale.tsv).
+# Environment: SCALE_SIZES ("16 64 256 512"), SCALE_REPS (3), SCALE_RANKS (256),
+# SCALE_LAUNCHERS ("hydra4 srun srun-pmix prterun"), SCALE_LAYOUTS ("1 4": one host,
+# four hosts), BENCH_BIN, BENCH_LIB, BENCH_REF_LIB, SCALE_CLIENTS (only these of each
+# launcher's clients), SCALE_OUT, SCALE_TIMEOUT (seconds a job may take, 300; the
+# launcher alone at most 20), SCALE_REPORT_ONLY=1 (no jobs: the report again from the
+# last run's scale.tsv).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(cd "${BENCH_BIN:-$root/build/bench}" && pwd)

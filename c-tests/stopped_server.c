@@ -3,7 +3,8 @@
  * parent (the launcher's process that serves it: slurmstepd, prterun or prted, Hydra's
  * proxy) with SIGSTOP, and waits until every thread of it has stopped, so no barrier can
  * complete any more. Each rank's next barriers must fail with PMI_FAIL, the first within
- * a few seconds of PMI_TIMEOUT (the runner sets it). Each rank writes its verdict to OUTDIR/rank-R.txt ("ok ..." or what went wrong).
+ * a few seconds of PMI_TIMEOUT (the runner sets it). Each rank writes its verdict to
+ * OUTDIR/rank-R.txt ("ok ..." or what went wrong).
  * Rank 0 lets the server go on (SIGCONT) only once every rank has written one (or after a
  * bound): a server that goes on may finish a barrier without the rank whose connection
  * PMI_TIMEOUT shut (prted does), and a rank that came late to its barrier would see it

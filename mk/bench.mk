@@ -21,7 +21,8 @@ bench: deps-hydra bench-build
 	$(MAKE) --no-print-directory bench-scale
 
 # The scale curve (bench/scale.sh): n = 16..512 on one host and over four virtual hosts,
-# every launcher; about an hour, as root. SCALE_SIZES, SCALE_REPS, SCALE_RANKS, SCALE_LAUNCHERS.
+# every launcher; about an hour, as root. SCALE_SIZES, SCALE_REPS, SCALE_RANKS,
+# SCALE_LAUNCHERS.
 bench-scale: deps bench-build
 	ref=$$(scripts/build-mpich.sh --simple-pmi) || ref=; ref=$$(echo "$$ref" | tail -n 1); \
 	BENCH_REF_LIB=$${ref:+$$ref/lib/libpmi.so.0} BENCH_BIN=$(BENCH_BIN) BENCH_LIB=$(LIB) bench/scale.sh
