@@ -32,7 +32,7 @@ RUST_A2  := target/release/libpmi2.a
 PROBE    := target/release/pmi-probe
 BIN      := $(BUILD)/bin
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
-            fork stalefd sigsafe memory stopped_server
+            fork stalefd sigsafe memory stopped_server dead_processes
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
 TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)

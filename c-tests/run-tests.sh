@@ -178,6 +178,12 @@ report_to clique-real-hosts-control
 run clique-real-hosts-control nonzero --expect "$REPORT" "PMI_Get_clique_ranks on host" -- \
     env CHECK_REAL_HOSTS=1 CHECK_REPORT="$REPORT" "${H[@]}" -hosts a:2,b:2 -n 4 "$b/clique"
 run names-a1b1 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/names"
+# PMI_dead_processes changes as ranks die: each poll reaches Hydra (never a kept value).
+d=$logdir/dead-processes
+rm -rf "$d" && mkdir -p "$d"
+run dead-processes-n3 any --expect "$d/rank-0.txt" "ok: rank 0 saw rank 2 dead" \
+    --expect "$d/rank-1.txt" "ok: rank 1 saw rank 2 dead" -- \
+    "${H[@]}" -disable-auto-cleanup -n 3 "$b/dead_processes" "$d"
 run spawn-a1b1-n2 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/spawn"
 
 # PMI_PORT mode (mpiexec -pmi-port): the same programs over TCP.

@@ -1,7 +1,7 @@
 //! The safe PMI client, for both APIs: one method per PMI operation, the rules every
 //! backend shares (argument validation before anything is sent, by `rules`; the put-once
 //! rule; the clique), over the backend init chose. Answers that cannot change (kvsname, universe size,
-//! appnum, successful gets) are cached.
+//! appnum, successful gets of keys that processes put) are cached.
 #![forbid(unsafe_code)]
 
 use crate::backend::{Backend, Identity, Maxes, SpawnCommand};
@@ -179,8 +179,11 @@ impl Client {
         }
         // Kept only when read again soon (see `Recent`): a job's ranks read each business
         // card once, and keeping them all cost every rank page faults (and CPU) that a
-        // client without a cache does not pay. The mapping is spelled out, so kept.
-        let keep = key == MAPPING_KEY || !self.recent.first_time(h);
+        // client without a cache does not pay. The mapping is spelled out, so kept. The
+        // process manager's other `PMI_` keys are never kept: nobody put them, and one
+        // changes (Hydra answers `PMI_dead_processes` from the ranks that have died so
+        // far; MPICH polls it for its failed processes).
+        let keep = key == MAPPING_KEY || (!key.starts_with(b"PMI_") && !self.recent.first_time(h));
         let name = self.kvsname.as_deref().unwrap_or_default();
         let value = self.backend.get_hinted(name, key, src)?;
         // (memchr: the code that finds reply lines, already in the cache.)

@@ -416,6 +416,35 @@ fn get_is_answered_from_cache_from_the_third_time_on() {
 }
 
 #[test]
+fn the_process_managers_own_keys_are_asked_every_time() {
+    // Hydra answers PMI_dead_processes from the ranks dead so far: the third poll must
+    // reach the server and see rank 3. The mapping (read once at most) stays kept.
+    let dead = |v: &str| format!("cmd=get_result rc=0 msg=success value={v}\n");
+    let (mut client, server) = client_with_kvsname(
+        Script::new()
+            .exchange(get_request("PMI_dead_processes"), dead(""))
+            .exchange(get_request("PMI_dead_processes"), dead(""))
+            .exchange(get_request("PMI_dead_processes"), dead("3"))
+            .exchange(get_request("PMI_process_mapping"), dead("(vector,(0,1,1))")),
+    );
+    assert_eq!(client.get(KVS, b"PMI_dead_processes"), Ok(&b""[..]));
+    assert_eq!(client.get(KVS, b"PMI_dead_processes"), Ok(&b""[..]));
+    assert_eq!(client.get(KVS, b"PMI_dead_processes"), Ok(&b"3"[..]));
+    for _ in 0..2 {
+        assert_eq!(
+            client.get(KVS, b"PMI_process_mapping"),
+            Ok(&b"(vector,(0,1,1))"[..])
+        );
+    }
+    drop(client);
+    let dead = get_request("PMI_dead_processes");
+    assert_wire(
+        &finish(server),
+        &after_kvsname(&[&dead, &dead, &dead, &get_request("PMI_process_mapping")]),
+    );
+}
+
+#[test]
 fn get_rc_0_without_value_is_fail() {
     let (mut client, server) = client_with_kvsname(
         Script::new()
