@@ -5,7 +5,7 @@
 use crate::backend::{Maxes, SpawnCommand};
 use crate::conn::{Found, Framing};
 use crate::error::{PmiError, PmiResult};
-use crate::rules::{Api, END_OF_SPAWN};
+use crate::rules::{Api, END_OF_SPAWN, FOUND_FIELDS};
 
 /// The longest line, newline included, that is sent or accepted. Hydra 4.0.2 kills the
 /// job on a request line over 64 KiB; a reply longer than this is a protocol error.
@@ -156,9 +156,10 @@ impl<'a> Reply<'a> {
     }
 }
 
-/// Remove one trailing ` found=TRUE` or ` found=FALSE` from a value.
+/// Remove one trailing ` found=TRUE` or ` found=FALSE` from a value (which is why a
+/// PMI-1 put refuses a value ending in one: `rules`).
 fn strip_found(value: &[u8]) -> &[u8] {
-    for suffix in [&b" found=TRUE"[..], &b" found=FALSE"[..]] {
+    for suffix in FOUND_FIELDS {
         if let Some(v) = value.strip_suffix(suffix) {
             return v;
         }

@@ -7,7 +7,8 @@
 //! - keys, service names and ports are not empty and hold no byte the API's wire cannot
 //!   carry; keys are shorter than the key maximum (with its NUL);
 //! - values are not empty (MPICH 5.0.2's Hydra kills the job on an empty value, on
-//!   either wire) and hold no such byte; shorter than the value maximum;
+//!   either wire) and hold no such byte; shorter than the value maximum; on PMI-1 they do
+//!   not end in ` found=TRUE` or ` found=FALSE` (taken for Hydra's field in a reply);
 //! - spawn fields (executable, arguments, info and preput values) follow the value rule,
 //!   and a request stays within what the servers take.
 #![forbid(unsafe_code)]
@@ -147,7 +148,8 @@ impl Api {
     }
 
     fn value_ok(self, value: &[u8]) -> bool {
-        !value.is_empty() && !value.iter().any(|&b| self.breaks_value(b))
+        let cut_in_reply = self == Api::Pmi1 && FOUND_FIELDS.iter().any(|f| value.ends_with(f));
+        !value.is_empty() && !value.iter().any(|&b| self.breaks_value(b)) && !cut_in_reply
     }
 
     /// Service names and ports: names (Hydra cuts them at a space, the PMI-2 servers at
@@ -206,6 +208,11 @@ impl Api {
 /// Hydra's PMI-1 proxy frames a spawn segment at the first line ending in this word.
 pub const END_OF_SPAWN: &[u8] = b"endcmd";
 
+/// What Hydra 4.1.1-4.2.0 appends to the value of a PMI-1 get reply (mpich#7050). The
+/// reply cannot say whether it is that field or the end of the value, so the PMI-1 reply
+/// parser strips one, and a PMI-1 value may not end in either.
+pub const FOUND_FIELDS: [&[u8]; 2] = [b" found=TRUE", b" found=FALSE"];
+
 fn require(ok: bool, err: PmiError) -> PmiResult<()> {
     if ok {
         Ok(())
@@ -242,7 +249,24 @@ mod tests {
     fn value_rules() {
         let api = Api::Pmi1;
         assert_eq!(api.check_value(b"a b\tc=d \xc6\x92", 1024), Ok(()));
-        for bad in [&b""[..], b"a\nb", b"a\rb", b"\x01", b"\x7f"] {
+        // (Hydra's reply field is refused only at the end, where a reply would lose it.)
+        for ok in [
+            &b"found=TRUE"[..],
+            b"x found=TRUE y",
+            b"x found=true",
+            b"x  found=FALSE.",
+        ] {
+            assert_eq!(api.check_value(ok, 1024), Ok(()), "{ok:?}");
+        }
+        for bad in [
+            &b""[..],
+            b"a\nb",
+            b"a\rb",
+            b"\x01",
+            b"\x7f",
+            b"x found=TRUE",
+            b" found=FALSE",
+        ] {
             assert_eq!(
                 api.check_value(bad, 1024),
                 Err(PmiError::InvalidVal),
@@ -258,6 +282,7 @@ mod tests {
         // on `value=;`), and so is a `;`.
         let api = Api::Pmi2;
         assert_eq!(api.check_value(b"a b\nc=d", 1024), Ok(()));
+        assert_eq!(api.check_value(b"x found=TRUE", 1024), Ok(()));
         for bad in [&b""[..], b"a;b", b";"] {
             assert_eq!(
                 api.check_value(bad, 1024),
