@@ -1019,6 +1019,21 @@ fn a_server_that_reads_1024_byte_requests_gets_no_longer_put() {
         Err(PmiError::InvalidValLength)
     );
     assert_eq!(client.put(&kvs, b"k", fits.as_bytes()), Ok(()));
+    // The name service too: a service name within the value maximum whose line would
+    // pass 1024 bytes is refused (as a bad argument), nothing sent.
+    let service = "s".repeat(1000);
+    assert_eq!(
+        client.publish_name(service.as_bytes(), b"p1"),
+        Err(PmiError::InvalidArg)
+    );
+    assert_eq!(
+        client.unpublish_name(service.as_bytes()),
+        Err(PmiError::InvalidArg)
+    );
+    assert_eq!(
+        client.lookup_name(service.as_bytes()).map(<[u8]>::to_vec),
+        Err(PmiError::InvalidArg)
+    );
     drop(client);
     let wire = finish(server);
     assert!(wire.split(|&b| b == b'\n').all(|line| line.len() < 1024));

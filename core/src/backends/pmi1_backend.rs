@@ -146,6 +146,21 @@ impl Pmi1Wire {
         }
     }
 
+    /// The request just built, if its line fits what the server takes; else `err`, traced,
+    /// with nothing sent (Slurm's PMI-1 server cuts a longer line and takes its tail for
+    /// the next request).
+    fn fits(&self, what: &str, err: PmiError) -> PmiResult<()> {
+        if self.request.len() <= self.request_max {
+            return Ok(());
+        }
+        trace::line(format_args!(
+            "{what}: a line of {} bytes; the server takes at most {}",
+            self.request.len(),
+            self.request_max
+        ));
+        Err(err)
+    }
+
     fn fetch_int(&mut self, cmd: &str, expected: &[u8], field: &[u8]) -> PmiResult<i32> {
         wire::encode(&mut self.request, cmd, &[]);
         let reply = call_line(&mut self.conn, &self.request, expected)?;
@@ -209,15 +224,7 @@ impl Backend for Pmi1Wire {
             "put",
             &[("kvsname", kvsname), ("key", key), ("value", value)],
         );
-        if self.request.len() > self.request_max {
-            trace::line(format_args!(
-                "put: a line of {} bytes; the server takes at most {} (Slurm's PMI-1 server \
-                 cuts longer ones)",
-                self.request.len(),
-                self.request_max
-            ));
-            return Err(PmiError::InvalidValLength);
-        }
+        self.fits("put", PmiError::InvalidValLength)?;
         let reply = call_line(&mut self.conn, &self.request, b"put_result")?;
         if reply.rc() != Some(0) {
             return Err(server_error("put", reply));
@@ -265,6 +272,7 @@ impl Backend for Pmi1Wire {
             "publish_name",
             &[("service", service), ("port", port)],
         );
+        self.fits("publish_name", PmiError::InvalidArg)?;
         let reply = call_line(&mut self.conn, &self.request, b"publish_result")?;
         name_service_ok("publish_name", reply)
     }
@@ -272,6 +280,7 @@ impl Backend for Pmi1Wire {
     /// `cmd=unpublish_name service=<service>`.
     fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
         wire::encode(&mut self.request, "unpublish_name", &[("service", service)]);
+        self.fits("unpublish_name", PmiError::InvalidArg)?;
         let reply = call_line(&mut self.conn, &self.request, b"unpublish_result")?;
         name_service_ok("unpublish_name", reply)
     }
@@ -279,6 +288,7 @@ impl Backend for Pmi1Wire {
     /// `cmd=lookup_name service=<service>`: the published port.
     fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
         wire::encode(&mut self.request, "lookup_name", &[("service", service)]);
+        self.fits("lookup_name", PmiError::InvalidArg)?;
         let reply = call_line(&mut self.conn, &self.request, b"lookup_result")?;
         name_service_ok("lookup_name", reply)?;
         reply
