@@ -305,12 +305,18 @@ fn push_line(buf: &mut Vec<u8>, key: std::fmt::Arguments<'_>, value: &[u8]) {
     buf.push(b'\n');
 }
 
-/// Parse `errcodes=a,b,...` into `out`, one code per slot; `None` if a code is not an
-/// integer that fits an `int` or there are more codes than slots.
+/// Parse `errcodes=a,b,...` into `out`, one code per slot and 0 in the slots past the
+/// last code; `None`, with `out` untouched (a failed call writes no output), if a code is
+/// not an integer that fits an `int` or there are more codes than slots.
 pub fn parse_errcodes(text: &[u8], out: &mut [i32]) -> Option<()> {
-    let mut slots = out.iter_mut();
-    for code in text.split(|&b| b == b',') {
-        *slots.next()? = i32::try_from(parse_int(code)?).ok()?;
+    let code = |text: &[u8]| parse_int(text).and_then(|n| i32::try_from(n).ok());
+    let codes = || text.split(|&b| b == b',');
+    if codes().count() > out.len() || !codes().all(|c| code(c).is_some()) {
+        return None;
+    }
+    out.fill(0);
+    for (slot, c) in out.iter_mut().zip(codes()) {
+        *slot = code(c)?;
     }
     Some(())
 }
@@ -594,8 +600,15 @@ mod tests {
         let mut out = [7; 3];
         assert_eq!(parse_errcodes(b"0,-1,2", &mut out), Some(()));
         assert_eq!(out, [0, -1, 2]);
-        assert_eq!(parse_errcodes(b"0,1,2,3", &mut out), None);
-        assert_eq!(parse_errcodes(b"0,x", &mut out), None);
+        // Fewer codes than slots: the rest are 0.
+        assert_eq!(parse_errcodes(b"5", &mut out), Some(()));
+        assert_eq!(out, [5, 0, 0]);
+        // A failure writes nothing, even after good codes.
+        let mut out = [7; 3];
+        for bad in [&b"0,1,2,3"[..], b"0,x", b"1,2,99999999999", b""] {
+            assert_eq!(parse_errcodes(bad, &mut out), None, "{bad:?}");
+            assert_eq!(out, [7; 3], "{bad:?}");
+        }
     }
 
     mod properties {

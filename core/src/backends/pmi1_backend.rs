@@ -312,9 +312,11 @@ impl Backend for Pmi1Wire {
         if reply.rc() != Some(0) {
             return Err(server_error("spawn", reply));
         }
-        errors.fill(0);
         match reply.field(b"errcodes") {
-            None => Ok(None),
+            None => {
+                errors.fill(0);
+                Ok(None)
+            }
             Some(codes) => wire::parse_errcodes(codes, errors)
                 .map(|()| None)
                 .ok_or_else(|| server_error("spawn", reply)),

@@ -390,10 +390,10 @@ impl Backend for Pmi2Wire {
             }
         }
         let reply = self.call("PMI2_Job_Spawn", "spawn", &fields)?;
-        errors.fill(0);
-        if let Some(codes) = reply.get(b"errcodes") {
-            pmi1_codec::parse_errcodes(codes, errors)
-                .ok_or_else(|| refused("PMI2_Job_Spawn", reply))?;
+        match reply.get(b"errcodes") {
+            None => errors.fill(0),
+            Some(codes) => pmi1_codec::parse_errcodes(codes, errors)
+                .ok_or_else(|| refused("PMI2_Job_Spawn", reply))?,
         }
         // As `job-getid`'s: not empty, no NUL (a C string would end there).
         Ok(reply
