@@ -19,7 +19,8 @@ static void pause_ms(long ms)
     nanosleep(&t, NULL);
 }
 
-/* In the child: every call refused, quickly; exit 0 when all were. */
+/* In the child: every call refused, quickly, but the queries of a process not
+ * initialized; exit 0 when all were. */
 static int child_checks(const char *kvs)
 {
     int v = -5;
@@ -34,6 +35,12 @@ static int child_checks(const char *kvs)
     CHECK_RC(PMI_Initialized(&b), PMI_SUCCESS);
     CHECK(b == PMI_FALSE);
     CHECK(v == -5);
+    /* Not initialized: the maxima are the defaults, as before PMI_Init. */
+    int max = -1;
+    CHECK_RC(PMI_KVS_Get_value_length_max(&max), PMI_SUCCESS);
+    CHECK(max == 1024);
+    CHECK_RC(PMI_KVS_Get_name_length_max(&max), PMI_SUCCESS);
+    CHECK(max == 256);
     return check_failures ? 1 : 0;
 }
 

@@ -61,7 +61,9 @@ pub unsafe extern "C" fn PMI_Get_kvs_domain_id(id_str: *mut c_char, length: c_in
 }
 
 /// Write one of the maximum lengths: the server's once initialized, the library's
-/// defaults (256, 64, 1024) before `PMI_Init` and after `PMI_Finalize`.
+/// defaults (256, 64, 1024) before `PMI_Init`, after `PMI_Finalize` and in a child forked
+/// from the initialized process (which is not initialized, as `PMI_Initialized` tells it,
+/// and must not take the lock: a thread of the parent may have held it at the fork).
 ///
 /// # Safety
 /// `length` is NULL or points to a writable `int`.
@@ -71,9 +73,13 @@ unsafe fn write_max(call: &str, length: *mut c_int, pick: fn(Maxes) -> usize) ->
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(length) }?;
-            let maxes = match &*state::lock()? {
-                Lifecycle::Ready(client) => client.maxes(),
-                Lifecycle::Uninit | Lifecycle::Finalized => DEFAULT_MAXES,
+            let maxes = if state::forked() {
+                DEFAULT_MAXES
+            } else {
+                match &*state::lock()? {
+                    Lifecycle::Ready(client) => client.maxes(),
+                    Lifecycle::Uninit | Lifecycle::Finalized => DEFAULT_MAXES,
+                }
             };
             out.set(pick(maxes) as c_int);
             Ok(())
@@ -82,7 +88,7 @@ unsafe fn write_max(call: &str, length: *mut c_int, pick: fn(Maxes) -> usize) ->
 }
 
 /// Set `*length` to the longest kvsname, NUL included (`kvsname_max`; 256 before
-/// `PMI_Init`). No traffic. Works before `PMI_Init`.
+/// `PMI_Init`). No traffic. Works before `PMI_Init`, and in a forked child (the defaults).
 ///
 /// Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `length` is NULL.
 ///
@@ -105,7 +111,7 @@ pub unsafe extern "C" fn PMI_Get_id_length_max(length: *mut c_int) -> c_int {
 }
 
 /// Set `*length` to the longest key, NUL included (`keylen_max`; 64 before
-/// `PMI_Init`). No traffic. Works before `PMI_Init`.
+/// `PMI_Init`). No traffic. Works before `PMI_Init`, and in a forked child (the defaults).
 ///
 /// Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `length` is NULL.
 ///
@@ -118,7 +124,8 @@ pub unsafe extern "C" fn PMI_KVS_Get_key_length_max(length: *mut c_int) -> c_int
 }
 
 /// Set `*length` to the longest value, NUL included (`vallen_max`; 1024 before
-/// `PMI_Init`). No traffic. Works before `PMI_Init` (MPICH asks for it first).
+/// `PMI_Init`). No traffic. Works before `PMI_Init` (MPICH asks for it first), and in a
+/// forked child (the defaults).
 ///
 /// Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `length` is NULL.
 ///
