@@ -186,15 +186,7 @@ impl Client {
         let keep = key == MAPPING_KEY || (!key.starts_with(b"PMI_") && !self.recent.first_time(h));
         let name = self.kvsname.as_deref().unwrap_or_default();
         let value = self.backend.get_hinted(name, key, src)?;
-        // (memchr: the code that finds reply lines, already in the cache.)
-        if memchr::memchr(0, value).is_some() {
-            // A NUL would cut the caller's C string: refused, not cached.
-            trace::line(format_args!(
-                "get: the value of \"{}\" holds a NUL",
-                key.escape_ascii()
-            ));
-            return Err(PmiError::Fail);
-        }
+        no_nul("get", key, value)?;
         if !keep {
             return Ok(value);
         }
@@ -359,6 +351,9 @@ impl Client {
     pub fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
         self.check_key(name)?;
         let value = self.backend.job_attr(name)?;
+        if let Some(v) = &value {
+            no_nul("job attribute", name, v)?;
+        }
         Ok(match value {
             Some(v) if name == MAPPING_KEY => {
                 Some(spell_out_mapping(v, self.id.size, self.maxes.value))
@@ -370,7 +365,11 @@ impl Client {
     /// A node attribute; `None` when there is none (and `wait` is false).
     pub fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
         self.check_key(name)?;
-        self.backend.node_attr(name, wait)
+        let value = self.backend.node_attr(name, wait)?;
+        if let Some(v) = &value {
+            no_nul("node attribute", name, v)?;
+        }
+        Ok(value)
     }
 
     pub fn put_node_attr(&mut self, name: &[u8], value: &[u8]) -> PmiResult<()> {
@@ -385,7 +384,10 @@ impl Client {
         if self.id.size == 1 {
             return Ok((0, 1, value.to_vec(), value.to_vec()));
         }
-        self.backend.ring(value)
+        let ring = self.backend.ring(value)?;
+        no_nul("ring", b"ring-left", &ring.2)?;
+        no_nul("ring", b"ring-right", &ring.3)?;
+        Ok(ring)
     }
 }
 
@@ -417,6 +419,20 @@ fn spell_out_mapping(value: Vec<u8>, size: i32, vallen_max: usize) -> Vec<u8> {
         }
         None => value,
     }
+}
+
+/// A value from the server for the caller's C string: one holding a NUL would be cut
+/// there, so it is refused (`PMI_FAIL`, traced) rather than handed over shortened.
+fn no_nul(what: &str, key: &[u8], value: &[u8]) -> PmiResult<()> {
+    // (memchr: the code that finds reply lines, already in the cache.)
+    if memchr::memchr(0, value).is_none() {
+        return Ok(());
+    }
+    trace::line(format_args!(
+        "{what}: the value of \"{}\" holds a NUL",
+        key.escape_ascii()
+    ));
+    Err(PmiError::Fail)
 }
 
 fn warn_mapping(text: &[u8], e: &MappingError) {

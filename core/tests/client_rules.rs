@@ -233,6 +233,11 @@ fn a_nul_in_a_value_is_refused_and_not_cached() {
     assert_eq!(c.get(b"kvs", b"bad"), Err(PmiError::Fail));
     assert_eq!(c.get(b"kvs", b"bad"), Err(PmiError::Fail));
     assert_eq!(calls(&log), ["kvsname", "get bad", "get bad"]);
+    // A PMI-2 job attribute is a C string too.
+    let (mut c, log) = client(Api::Pmi2, vec![(b"attr", b"a\0b"), (b"fine", b"ab")]);
+    assert_eq!(c.job_attr(b"attr"), Err(PmiError::Fail));
+    assert_eq!(c.job_attr(b"fine"), Ok(Some(b"ab".to_vec())));
+    assert_eq!(calls(&log), ["job_attr attr", "job_attr fine"]);
 }
 
 #[test]
