@@ -20,6 +20,7 @@
 #define UINT32 14
 #define PROC 22
 #define NOT_FOUND (-46)
+#define TIMEOUT (-24)
 #define UNDEF 0xffffffffu
 #define WILDCARD 0xfffffffeu
 
@@ -198,9 +199,16 @@ int PMIx_Get(const proc_t *proc, const char *key, const info_t *info, size_t nin
             snprintf(text, sizeof text, "%u", first);
         *val = answer(STRING, text);
     } else {
-        /* Another rank's first directory entry, when the test gives one. */
+        /* Another rank's first directory entry, when the test gives one; the first
+         * FAKE_PMIX_DIR_FAILS gets of one fail as a server that timed out would. */
         const char *peer_dir = getenv("FAKE_PMIX_PEER_DIR");
         if (peer_dir && proc->rank != me.rank && proc->rank < n && !strcmp(key, "libpmi:dir:0")) {
+            static int failed;
+            const char *fails = getenv("FAKE_PMIX_DIR_FAILS");
+            if (fails && failed < atoi(fails)) {
+                failed++;
+                return TIMEOUT;
+            }
             *val = answer(STRING, peer_dir);
             return 0;
         }

@@ -485,7 +485,7 @@ impl Pmix {
     fn find_node_attr(&mut self, key: &[u8]) -> PmiResult<Result<Answer, i32>> {
         let peers = self.local_ranks()?.unwrap_or_default();
         if let Some(owner) = self
-            .owner_of(key)
+            .owner_of(key)?
             .filter(|&rank| peers.contains(&(rank as i32)))
             .and_then(|rank| pmix_lib::proc_of(self.me.nspace(), rank))
         {
@@ -525,13 +525,16 @@ impl Pmix {
     }
 
     /// Read every peer's directory entries written since this process last read them:
-    /// the latest barrier's, then back along the entries that have names.
-    fn read_directories(&mut self) {
+    /// the latest barrier's, then back along the entries that have names. A peer without
+    /// entries (not this library) is skipped; a `PMIx_Get` that fails (a timeout, a lost
+    /// server) ends the reading with its status, and what is not read yet is read again
+    /// at the next get (its owners would otherwise look unknown until the next barrier).
+    fn read_directories(&mut self) -> Result<(), i32> {
         let size = self.id.size as usize;
         self.dir.read.resize(size, 0);
-        self.dir.read_at = self.dir.fences;
         let Some(latest) = self.dir.fences.checked_sub(1) else {
-            return;
+            self.dir.read_at = self.dir.fences;
+            return Ok(());
         };
         // A node attribute is read from a process on this node: another node's process
         // may have put one of the same name.
@@ -549,6 +552,7 @@ impl Pmix {
                 let key = format!("{DIR_KEY}{fence}");
                 let text = match self.fetch_with(&who, key.as_bytes(), false) {
                     Ok(Answer::Text(text)) => text,
+                    Err(rc) if rc != pmix_lib::ERR_NOT_FOUND => return Err(rc),
                     other => {
                         trace::warn(format_args!(
                             "rank {rank} has no key directory entry \"{key}\": {other:?}"
@@ -576,6 +580,8 @@ impl Pmix {
             }
             self.dir.read[rank as usize] = self.dir.fences;
         }
+        self.dir.read_at = self.dir.fences;
+        Ok(())
     }
 
     /// `key` was put by this process (`Directory::add_own`).
@@ -584,16 +590,18 @@ impl Pmix {
     }
 
     /// The owner of `key`, reading the directories again when a fence has passed since
-    /// they were last read.
-    fn owner_of(&mut self, key: &[u8]) -> Option<u32> {
+    /// they were last read; `PMI_FAIL` when they could not be read.
+    fn owner_of(&mut self, key: &[u8]) -> PmiResult<Option<u32>> {
         if let Some(&rank) = self.dir.owners.get(key) {
-            return Some(rank);
+            return Ok(Some(rank));
         }
         if self.dir.fences == self.dir.read_at {
-            return None;
+            return Ok(None);
         }
-        self.read_directories();
-        self.dir.owners.get(key).copied()
+        if let Err(rc) = self.read_directories() {
+            return Err(self.failed("PMIx_Get(a key directory entry)", rc));
+        }
+        Ok(self.dir.owners.get(key).copied())
     }
 }
 
@@ -681,7 +689,7 @@ impl Backend for Pmix {
         // The owner, from the directory; else any process of this host (a key put by a
         // PMIx client other than this library: PMIx's hash store finds it so, Slurm's
         // ds21 does not).
-        let owner = self.owner_of(key);
+        let owner = self.owner_of(key)?;
         // A value a peer's entry carried: known only once its owner is, so no earlier
         // than PMIx would give it.
         if owner.is_some() {
