@@ -375,12 +375,19 @@ pub fn timeout(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Option<u32>,
     }
 }
 
-/// Whether `PMI_DEBUG` asks for tracing (set, and neither empty nor `0`).
+/// Whether `PMI_DEBUG` asks for tracing, read as MPICH's and Slurm's clients read it
+/// (C's `atoi`): a number other than 0 (`1`, ` 2`, `-1`, `3x`) does; `0`, an empty
+/// value and words (`off`, `no`, `yes`) do not.
 pub fn debug_requested(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
-    match lookup("PMI_DEBUG") {
-        None => false,
-        Some(v) => !(v.is_empty() || v == "0"),
-    }
+    lookup("PMI_DEBUG").is_some_and(|v| {
+        let text = v.as_encoded_bytes().trim_ascii_start();
+        let digits = text.strip_prefix(b"-").or_else(|| text.strip_prefix(b"+"));
+        let digits = digits.unwrap_or(text);
+        digits
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .any(|&b| b != b'0')
+    })
 }
 
 /// Read `PMI_FD`, `PMI_RANK`, `PMI_SIZE` and `PMI_SPAWNED`. The error says, in one
@@ -872,5 +879,18 @@ mod tests {
         assert!(!debug_requested(&lookup_from(&[("PMI_DEBUG", "0")])));
         assert!(!debug_requested(&lookup_from(&[("PMI_DEBUG", "")])));
         assert!(debug_requested(&lookup_from(&[("PMI_DEBUG", "1")])));
+        // As atoi reads it: a number other than 0 traces, a word does not.
+        for on in ["2", " 1", "-1", "+3", "1x", "007"] {
+            assert!(
+                debug_requested(&lookup_from(&[("PMI_DEBUG", on)])),
+                "{on:?}"
+            );
+        }
+        for off in ["00", "-0", "off", "no", "false", "yes", " ", "x1"] {
+            assert!(
+                !debug_requested(&lookup_from(&[("PMI_DEBUG", off)])),
+                "{off:?}"
+            );
+        }
     }
 }
