@@ -174,6 +174,12 @@ impl Client {
         self.kvsname()?;
         self.check_key(key)?;
         let h = store::hash(key);
+        // A key this process put is answered from its put record: the server holds the
+        // same value (a key is put once, and a refused put is not recorded), and an MPI
+        // rank reads its own business card back with everyone else's.
+        if let Some(at) = self.puts.find_hashed(h, key) {
+            return Ok(self.puts.value(at));
+        }
         if let Some(at) = self.gets.find_hashed(h, key) {
             return Ok(self.gets.value(at));
         }

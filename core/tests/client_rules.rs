@@ -155,6 +155,9 @@ fn a_key_is_put_once_and_kept_from_its_second_read() {
     }
     assert_eq!(c.get(b"kvs", b"none"), Err(PmiError::InvalidKey));
     assert_eq!(c.get(b"other", b"peer"), Err(PmiError::InvalidKvs));
+    // Its own key, from what it put: never asked of the backend (PMI-2's get too).
+    assert_eq!(c.get(b"kvs", b"k"), Ok(&b"v"[..]));
+    assert_eq!(c.get_own(b"k", Some(0)), Ok(&b"v"[..]));
     assert_eq!(
         calls(&log),
         ["kvsname", "put k v", "get peer", "get peer", "get none"]

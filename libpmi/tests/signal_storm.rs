@@ -72,6 +72,10 @@ fn every_call_succeeds_through_a_storm_of_eintr() {
     for i in 0..100 {
         let key = CString::new(format!("key-{i}")).unwrap();
         let val = CString::new(format!("value-{i}")).unwrap();
+        // (Read back from the server: a key another process put, not this one's own.)
+        let peer = format!("peer-key-{i}");
+        let peer_key = CString::new(peer.as_str()).unwrap();
+        let peer_val = CString::new(emulated::peer_value(&peer).unwrap()).unwrap();
         // SAFETY: NUL-terminated strings; `value` holds 1024 bytes.
         unsafe {
             assert_eq!(
@@ -80,10 +84,10 @@ fn every_call_succeeds_through_a_storm_of_eintr() {
             );
             assert_eq!(PMI_Barrier(), PMI_SUCCESS);
             assert_eq!(
-                PMI_KVS_Get(name.as_ptr(), key.as_ptr(), value.as_mut_ptr(), 1024),
+                PMI_KVS_Get(name.as_ptr(), peer_key.as_ptr(), value.as_mut_ptr(), 1024),
                 PMI_SUCCESS
             );
-            assert_eq!(CStr::from_ptr(value.as_ptr()), val.as_c_str());
+            assert_eq!(CStr::from_ptr(value.as_ptr()), peer_val.as_c_str());
         }
     }
     assert_eq!(PMI_Finalize(), PMI_SUCCESS);

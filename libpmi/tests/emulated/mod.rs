@@ -89,7 +89,11 @@ fn answer(line: &str, kvs: &mut HashMap<String, String>) -> Option<String> {
             kvs.insert(field("key"), field("value"));
             "cmd=put_result rc=0 msg=success\n".into()
         }
-        "get" => match kvs.get(&field("key")) {
+        "get" => match kvs
+            .get(&field("key"))
+            .cloned()
+            .or_else(|| peer_value(&field("key")))
+        {
             Some(v) => format!("cmd=get_result rc=0 msg=success value={v}\n"),
             None => "cmd=get_result rc=-1 msg=key_not_found value=unknown\n".into(),
         },
@@ -101,6 +105,12 @@ fn answer(line: &str, kvs: &mut HashMap<String, String>) -> Option<String> {
         "abort" => return None,
         _ => panic!("the emulated server got an unknown request: {line:?}"),
     })
+}
+
+/// What another process of the job put under `key`, for keys starting with `peer-`
+/// (the library answers its own keys from what it put, without asking the server).
+pub fn peer_value(key: &str) -> Option<String> {
+    key.starts_with("peer-").then(|| format!("value of {key}"))
 }
 
 /// `PMI_Init` through the C export, then `PMI_KVS_Get_my_name`: the kvsname.
