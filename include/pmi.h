@@ -241,7 +241,7 @@ int PMI_Get_kvs_domain_id(char *id_str, int length);
 
 /**
  * Set `*length` to the longest kvsname, NUL included (`kvsname_max`; 256 before
- * `PMI_Init`). No traffic. Works before `PMI_Init`.
+ * `PMI_Init`). No traffic. Works before `PMI_Init`, and in a forked child (the defaults).
  *
  * Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `length` is NULL.
  *
@@ -260,7 +260,7 @@ int PMI_Get_id_length_max(int *length);
 
 /**
  * Set `*length` to the longest key, NUL included (`keylen_max`; 64 before
- * `PMI_Init`). No traffic. Works before `PMI_Init`.
+ * `PMI_Init`). No traffic. Works before `PMI_Init`, and in a forked child (the defaults).
  *
  * Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `length` is NULL.
  *
@@ -271,7 +271,8 @@ int PMI_KVS_Get_key_length_max(int *length);
 
 /**
  * Set `*length` to the longest value, NUL included (`vallen_max`; 1024 before
- * `PMI_Init`). No traffic. Works before `PMI_Init` (MPICH asks for it first).
+ * `PMI_Init`). No traffic. Works before `PMI_Init` (MPICH asks for it first), and in a
+ * forked child (the defaults).
  *
  * Returns `PMI_SUCCESS`, or `PMI_ERR_INVALID_ARG` if `length` is NULL.
  *
