@@ -49,6 +49,8 @@ int (*const p_getid)(char[], int) = PMI2_Job_GetId;
 int (*const p_getrank)(int *) = PMI2_Job_GetRank;
 int (*const p_getsize)(int *) = PMI2_Info_GetSize;
 int (*const p_connect)(const char[], PMI2_Connect_comm_t *) = PMI2_Job_Connect;
+/* The structure's tag, as programs written against the reference header spell it. */
+int (*const p_connect_tag)(const char[], struct PMI2_Connect_comm *) = PMI2_Job_Connect;
 int (*const p_disconnect)(const char[]) = PMI2_Job_Disconnect;
 int (*const p_ring)(const char[], int *, int *, char[], char[], int) = PMIX_Ring;
 int (*const p_put)(const char[], const char[]) = PMI2_KVS_Put;

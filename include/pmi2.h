@@ -114,14 +114,20 @@
 #define PMI2_ERR_OTHER 14
 
 /**
- * The connection structure of `PMI2_Job_Connect`.
+ * The connection structure of `PMI2_Job_Connect`: `struct PMI2_Connect_comm`, as in
+ * Slurm's and MPICH's headers, with the type name `PMI2_Connect_comm_t` below.
  */
-typedef struct PMI2_Connect_comm_t {
+typedef struct PMI2_Connect_comm {
   int (*read)(void *buf, int maxlen, void *ctx);
   int (*write)(const void *buf, int len, void *ctx);
   void *ctx;
   int isMaster;
-} PMI2_Connect_comm_t;
+} PMI2_Connect_comm;
+
+/**
+ * The name the API uses for `struct PMI2_Connect_comm`.
+ */
+typedef struct PMI2_Connect_comm PMI2_Connect_comm_t;
 
 /**
  * An info entry, as Slurm's and MPICH's `pmi2.h` lay it out (MPICH's `MPIR_Info` has
@@ -138,7 +144,7 @@ typedef struct MPID_Info {
 
 #ifdef __cplusplus
 extern "C" {
-#endif // __cplusplus
+#endif /* __cplusplus */
 
 /**
  * Copy this job's id and its NUL into `jobid` (`jobid_size` bytes).
@@ -164,7 +170,7 @@ int PMI2_Info_GetSize(int *size);
  * `job-connect`: Slurm 22.05's plugin logs "not implemented" and never answers, and
  * MPICH's Hydra ends the job on a command it does not know.
  */
-int PMI2_Job_Connect(const char *jobid, struct PMI2_Connect_comm_t *conn);
+int PMI2_Job_Connect(const char *jobid, PMI2_Connect_comm_t *conn);
 
 /**
  * Not supported, as `PMI2_Job_Connect`.
@@ -308,6 +314,6 @@ int PMI2_Job_Spawn(int count, const char **cmds, int *argcs, const char ***argvs
 
 #ifdef __cplusplus
 }  // extern "C"
-#endif  // __cplusplus
+#endif  /* __cplusplus */
 
 #endif  /* PMI2_H_INCLUDED */

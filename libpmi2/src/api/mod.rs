@@ -37,9 +37,10 @@ pub struct MPID_Info {
     pub value: *mut c_char,
 }
 
-/// The connection structure of `PMI2_Job_Connect`.
+/// The connection structure of `PMI2_Job_Connect`: `struct PMI2_Connect_comm`, as in
+/// Slurm's and MPICH's headers, with the type name `PMI2_Connect_comm_t` below.
 #[repr(C)]
-pub struct PMI2_Connect_comm_t {
+pub struct PMI2_Connect_comm {
     pub read:
         Option<unsafe extern "C" fn(buf: *mut c_void, maxlen: c_int, ctx: *mut c_void) -> c_int>,
     pub write:
@@ -47,6 +48,9 @@ pub struct PMI2_Connect_comm_t {
     pub ctx: *mut c_void,
     pub isMaster: c_int,
 }
+
+/// The name the API uses for `struct PMI2_Connect_comm`.
+pub type PMI2_Connect_comm_t = PMI2_Connect_comm;
 
 /// Run `body` on the initialized client.
 pub(crate) fn with_client<T>(f: impl FnOnce(&mut Client) -> PmiResult<T>) -> PmiResult<T> {
