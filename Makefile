@@ -208,7 +208,9 @@ check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 # One rule for both headers: include/H.h is what the pinned cbindgen makes of the crate
 # libH with libH/cbindgen.toml (H = pmi, pmi2).
 HEADERS := pmi pmi2
-gen_header = cbindgen --quiet --config lib$(1)/cbindgen.toml --crate lib$(1) --output $(2)
+# (cbindgen closes its C++ guard with a // comment, which C89 does not have.)
+gen_header = cbindgen --quiet --config lib$(1)/cbindgen.toml --crate lib$(1) --output $(2) && \
+  sed -i -E 's|^\#endif( +)// __cplusplus$$|\#endif\1/* __cplusplus */|' $(2)
 
 header:
 	scripts/ensure-deps.sh cbindgen
@@ -247,7 +249,8 @@ abi-check:
 	$(CC) -std=c99 $(CWARN) -pedantic -I/usr/include/slurm -c c-tests/abi_check2.c -o $(BUILD)/abi2_slurm.o
 	$(CXX) -std=c++17 $(CWARN) -pedantic -Iinclude -c c-tests/cxx_check2.cpp -o $(BUILD)/cxx_check2.o
 	nm $(BUILD)/cxx_check2.o | grep -q ' U PMI2_Init$$'
-	@echo "abi-check: reference prototypes match (pmi.h and pmi2.h); C++ sees C linkage"
+	for h in pmi.h pmi2.h; do echo "#include <$$h>" | $(CC) -std=c89 $(CWARN) -pedantic -Iinclude -x c -c -o /dev/null - || exit 1; done
+	@echo "abi-check: reference prototypes match (pmi.h and pmi2.h); C++ sees C linkage; both headers are C89"
 
 test-c: deps-hydra c-tests
 	MPIEXEC=$(MPIEXEC) c-tests/run-tests.sh $(TBIN) $(LIB)

@@ -134,7 +134,7 @@ typedef struct PMI_keyval_t {
 
 #ifdef __cplusplus
 extern "C" {
-#endif // __cplusplus
+#endif /* __cplusplus */
 
 /**
  * Set `*size` to the number of processes in this process group (`PMI_SIZE`). No
@@ -569,6 +569,6 @@ int PMI_Spawn_multiple(int count, const char **cmds, const char ***argvs, const 
 
 #ifdef __cplusplus
 }  // extern "C"
-#endif  // __cplusplus
+#endif  /* __cplusplus */
 
 #endif  /* PMI_H */
