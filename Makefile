@@ -45,13 +45,16 @@ RUST_SRC := $(shell find core/src libpmi/src libpmi2/src probe/src -name '*.rs')
 
 all: lib
 
-lib: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 $(LIB)/libpmi.a $(LIB)/libpmi2.a $(BIN)/pmi-probe
+lib: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 $(LIB)/libpmi.a $(LIB)/libpmi2.a $(BIN)/pmi-probe \
+     $(LIB)/libs-private
 
 # Both libraries from one workspace build: the core (no exports) and the two C fronts,
 # each with its own soname and exports whatever was built before (check-symbols); their
-# static archives; pmi-probe.
+# static archives; pmi-probe. (Touched: cargo leaves an output it need not rebuild as it
+# was, and make would run cargo again at every make, `make install` included.)
 $(SO) $(SO2) $(RUST_A) $(RUST_A2) $(PROBE) &: $(RUST_SRC)
 	$(CARGO) build --release --workspace
+	touch $(SO) $(SO2) $(RUST_A) $(RUST_A2) $(PROBE)
 
 # The archives as shipped: the API's names the only globals (scripts/static-archive.sh).
 $(LIB)/libpmi.a: $(RUST_A) symbols.txt scripts/static-archive.sh
@@ -61,6 +64,14 @@ $(LIB)/libpmi.a: $(RUST_A) symbols.txt scripts/static-archive.sh
 $(LIB)/libpmi2.a: $(RUST_A2) symbols2.txt scripts/static-archive.sh
 	mkdir -p $(LIB)
 	scripts/static-archive.sh $(RUST_A2) symbols2.txt $@
+
+# What a static link needs beside the archives (the pkg-config files' Libs.private), asked
+# of rustc with the build, so that `make install` needs no rustc.
+$(LIB)/libs-private: $(RUST_A) scripts/static-archive.sh
+	mkdir -p $(LIB)
+	scripts/static-archive.sh --private-libs >$@.tmp
+	[ -s $@.tmp ] || { echo "$@: rustc named no libraries for Libs.private"; exit 1; }
+	mv $@.tmp $@
 
 $(BIN)/pmi-probe: $(PROBE)
 	mkdir -p $(BIN)
@@ -286,8 +297,7 @@ check-install: lib
 # header and the pkg-config file (Libs.private: what a static link needs beside the
 # archive); then pmi-probe.
 install_lib = \
-	private=$$(scripts/static-archive.sh --private-libs) && \
-	{ [ -n "$$private" ] || { echo "install: rustc named no libraries for Libs.private"; exit 1; }; } && \
+	private=$$(cat $(LIB)/libs-private) && \
 	install -m 0755 target/release/lib$(1).so $(DESTDIR)$(LIBDIR)/lib$(1).so.0.0.0 && \
 	ln -sf lib$(1).so.0.0.0 $(DESTDIR)$(LIBDIR)/lib$(1).so.0 && \
 	ln -sf lib$(1).so.0 $(DESTDIR)$(LIBDIR)/lib$(1).so && \
