@@ -20,10 +20,14 @@ deb: lib
 	test "$$(dpkg-parsechangelog -SVersion)" = "$(VERSION)" || \
 	  { echo "deb: debian/changelog's version is not $(VERSION)"; exit 1; }
 	rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)
-	dpkg-buildpackage -b -us -uc -d \
-	  --buildinfo-option=-u$(DEB_OUT) --buildinfo-file=$(DEB_OUT)/$(DEB_ID).buildinfo \
-	  --changes-option=-u$(DEB_OUT) --changes-file=$(DEB_OUT)/$(DEB_ID).changes
+	@# (-d: the Rust toolchain may be rustup's, not Debian's packages.) The packages are
+	@# written beside the tree, where Debian's tools put them, and moved into $(DEB_OUT)
+	@# with the .changes that lists them.
+	dpkg-buildpackage -b -us -uc -d
 	fakeroot debian/rules clean
+	for f in $$(sed -n '/^Files:/,/^[^ ]/s/^ .* \([^ ]*\)$$/\1/p' ../$(DEB_ID).changes) $(DEB_ID).changes; do \
+	  mv ../$$f $(DEB_OUT)/ || exit 1; \
+	done
 	lintian --fail-on error,warning $(DEB_OUT)/$(DEB_ID).changes
 	@echo "deb: $$(ls $(DEB_OUT)/*.deb | xargs -n 1 basename | tr '\n' ' ')(lintian: no error, no warning)"
 
