@@ -27,13 +27,14 @@ pub struct Client {
     universe_size: Option<i32>,
     appnum: Option<i32>,
     /// Successful gets of keys read again soon (`recent`): RFC 13 keys are put once, so a
-    /// value never changes. At most [`GET_CACHE_BYTES`] of records: when the next would
+    /// value never changes (the process manager's own `PMI_` keys are not kept). At most [`GET_CACHE_BYTES`] of records: when the next would
     /// pass it, the cache starts again empty, so a process that reads millions of keys
     /// again keeps a few MiB.
     gets: Store,
     /// The last keys read: a value is kept when its key is read again among them.
     recent: Recent,
-    /// This process's puts, to refuse a second put of a key with another value.
+    /// This process's puts, to refuse a second put of a key with another value and to
+    /// answer a get of one.
     puts: Store,
     /// The parsed `PMI_process_mapping`, once asked for (`Some(None)`: unknown).
     layout: Option<Option<Mapping>>,
@@ -155,8 +156,8 @@ impl Client {
         self.backend.commit()
     }
 
-    /// Get. A key nobody put is `PMI_ERR_INVALID_KEY`; a key read once is answered
-    /// from the cache afterwards.
+    /// Get. A key nobody put is `PMI_ERR_INVALID_KEY`; a key this process put, or one
+    /// read again soon, is answered without the backend (`get_own`).
     #[inline]
     pub fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
         self.get_hinted(kvsname, key, None)
