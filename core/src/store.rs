@@ -29,7 +29,7 @@ const HEADER: usize = 8;
 const FIRST_SLOTS: usize = 16;
 
 /// Where a value lies in a [`Store`] (from [`Store::find`]).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Found(usize, usize);
 
 /// A key's hash, as a [`Store`] and a [`Recent`] use it.

@@ -26,9 +26,9 @@
 //! `PMIx_Get` each: every `PMIx_Get` waits for PMIx's progress thread, and on a crowded
 //! node each such wait is a pair of context switches (a 256-rank job under
 //! `srun --mpi=pmix` on 2 cores spent about 0.5 s more in all for each further get per
-//! peer, measured). A process reads its own keys back from what it put, without a
-//! `PMIx_Get` either. A reader keeps such values, its own with them, up to
-//! `KNOWN_BYTES`. Two facts of
+//! peer, measured). A reader keeps such values up to `KNOWN_BYTES`, and records the
+//! owner of a key only when it did not keep its value (a process's own keys are
+//! answered from the client's put record). Two facts of
 //! PMIx shape it (measured with PMIx 4.2.2 under PRRTE across two hosts): a get from
 //! another host of a key that is not there waits for it until its timeout, so a reader
 //! asks only for directory keys that exist; and a key put again is served from the
@@ -48,7 +48,7 @@ use crate::env::{PmixEnv, PARENT, PREPUT_KEY, PREPUT_NUM, PREPUT_VAL};
 use crate::error::{PmiError, PmiResult};
 use crate::mapping;
 use crate::rules::{Api, Op};
-use crate::store::Store;
+use crate::store::{Found, Store};
 use crate::trace;
 
 /// What the length queries answer: PMIx's own namespace and key limits, and a value
@@ -94,7 +94,8 @@ struct Directory {
     last_named: Option<u64>,
     /// Barriers this process has completed.
     fences: u64,
-    /// Each known key's owner (this process's own keys included).
+    /// The owner of each key named without a value kept in `known`, and of this
+    /// process's own keys (a key in `known` needs no owner: its value is answered).
     owners: HashMap<Vec<u8>, u32>,
     /// Per rank, how many of its entries have been read (the first `read[r]`).
     read: Vec<u64>,
@@ -105,27 +106,54 @@ struct Directory {
     known: Store,
 }
 
+/// Where the directory read so far places a key.
+#[derive(Debug, PartialEq)]
+enum Seen {
+    /// Its value, kept (`Directory::known`).
+    Value(Found),
+    /// Put by this rank; its value is asked of it.
+    Owner(u32),
+}
+
 impl Directory {
-    /// Keep `value` of `key`, unless that passes `KNOWN_BYTES`.
-    fn keep(&mut self, key: &[u8], value: &[u8]) {
-        if self.known.arena_len() + Store::record_len(key, value) <= KNOWN_BYTES {
+    /// Keep `value` of `key`, unless that passes `KNOWN_BYTES`; whether it was kept.
+    fn keep(&mut self, key: &[u8], value: &[u8]) -> bool {
+        let fits = self.known.arena_len() + Store::record_len(key, value) <= KNOWN_BYTES;
+        if fits {
             self.known.insert(key, value);
+        }
+        fits
+    }
+
+    /// What the entries read so far say of `key`.
+    fn seen(&self, key: &[u8]) -> Option<Seen> {
+        match self.known.find(key) {
+            Some(at) => Some(Seen::Value(at)),
+            None => self.owners.get(key).map(|&rank| Seen::Owner(rank)),
+        }
+    }
+
+    /// A name read in `rank`'s entry, with its value when the entry carried it: its
+    /// value kept, else its owner recorded. A name already placed stays where it is
+    /// (entries are read from the latest back, and the later put wins).
+    fn add_peer(&mut self, rank: u32, key: &[u8], value: Option<&[u8]>) {
+        if self.seen(key).is_some() {
+            return;
+        }
+        if !value.is_some_and(|v| self.keep(key, v)) {
+            self.owners.insert(key.to_vec(), rank);
         }
     }
 
     /// `key` was put by this process (rank `me`): named in its next entry unless it was
     /// before, with `value` when that is short and the entry has room (a node
-    /// attribute's is `None`: it is not for other nodes). Its value is kept too (within
-    /// `KNOWN_BYTES`), so that reading its own key back, as every rank of an MPI job
-    /// does with its business card, is no `PMIx_Get`: each is a round trip through
-    /// PMIx's progress thread (two thread switches; 63 and 194 us in one traced run
-    /// under `prterun` here). It is the value PMIx holds: a key is put once.
+    /// attribute's is `None`: it is not for other nodes). Its value is not kept here:
+    /// the client answers a process's own keys from its put record, with no `PMIx_Get`
+    /// (each is a round trip through PMIx's progress thread: two thread switches; 63 and
+    /// 194 us in one traced run under `prterun` here).
     fn add_own(&mut self, me: u32, key: &[u8], value: Option<&[u8]>) {
         if self.owners.insert(key.to_vec(), me) == Some(me) {
             return;
-        }
-        if let Some(v) = value {
-            self.keep(key, v);
         }
         let inline = value.filter(|v| {
             v.len() <= INLINE_VALUE_MAX && self.pending_inline + v.len() <= INLINE_ENTRY_MAX
@@ -499,11 +527,11 @@ impl Pmix {
     /// else of any.
     fn find_node_attr(&mut self, key: &[u8]) -> PmiResult<Result<Answer, i32>> {
         let peers = self.local_ranks()?.unwrap_or_default();
-        if let Some(owner) = self
-            .owner_of(key)?
-            .filter(|&rank| peers.contains(&(rank as i32)))
-            .and_then(|rank| pmix_lib::proc_of(self.me.nspace(), rank))
-        {
+        let owner = match self.seek(key)? {
+            Some(Seen::Owner(rank)) if peers.contains(&(rank as i32)) => Some(rank),
+            _ => None,
+        };
+        if let Some(owner) = owner.and_then(|rank| pmix_lib::proc_of(self.me.nspace(), rank)) {
             return Ok(self.fetch_with(&owner, key, false));
         }
         for &peer in &peers {
@@ -580,15 +608,8 @@ impl Pmix {
                     break;
                 };
                 for (name, value) in items {
-                    if !here && name.starts_with(NODE_ATTR_PREFIX) {
-                        continue;
-                    }
-                    // (A name in two entries of one rank: the later, read first, stays.)
-                    if !self.dir.owners.contains_key(name) {
-                        self.dir.owners.insert(name.to_vec(), rank);
-                        if let Some(value) = value {
-                            self.dir.keep(name, value);
-                        }
+                    if here || !name.starts_with(NODE_ATTR_PREFIX) {
+                        self.dir.add_peer(rank, name, value);
                     }
                 }
                 next = previous;
@@ -604,11 +625,11 @@ impl Pmix {
         self.dir.add_own(self.me.rank(), key, value);
     }
 
-    /// The owner of `key`, reading the directories again when a fence has passed since
-    /// they were last read; `PMI_FAIL` when they could not be read.
-    fn owner_of(&mut self, key: &[u8]) -> PmiResult<Option<u32>> {
-        if let Some(&rank) = self.dir.owners.get(key) {
-            return Ok(Some(rank));
+    /// Where the directory places `key`, read again when a fence has passed since it
+    /// was last read; `PMI_FAIL` when it could not be read.
+    fn seek(&mut self, key: &[u8]) -> PmiResult<Option<Seen>> {
+        if let Some(seen) = self.dir.seen(key) {
+            return Ok(Some(seen));
         }
         if self.dir.fences == self.dir.read_at {
             return Ok(None);
@@ -616,7 +637,7 @@ impl Pmix {
         if let Err(rc) = self.read_directories() {
             return Err(self.failed("PMIx_Get(a key directory entry)", rc));
         }
-        Ok(self.dir.owners.get(key).copied())
+        Ok(self.dir.seen(key))
     }
 }
 
@@ -701,23 +722,19 @@ impl Backend for Pmix {
             self.value = self.mapping().ok_or(PmiError::InvalidKey)?;
             return Ok(&self.value);
         }
-        // The owner, from the directory; else any process of this host (a key put by a
-        // PMIx client other than this library: PMIx's hash store finds it so, Slurm's
-        // ds21 does not).
-        let owner = self.owner_of(key)?;
-        // A value a peer's entry carried: known only once its owner is, so no earlier
-        // than PMIx would give it.
-        if owner.is_some() {
-            if let Some(at) = self.dir.known.find(key) {
+        // A value a peer's entry carried (known only once its entry is read, so no
+        // earlier than PMIx would give it); else its owner, from the directory; else any
+        // process of this host (a key put by a PMIx client other than this library:
+        // PMIx's hash store finds it so, Slurm's ds21 does not).
+        let answer = match self.seek(key)? {
+            Some(Seen::Value(at)) => {
                 trace::line(format_args!(
                     "get \"{}\": known from the key directory",
                     key.escape_ascii()
                 ));
                 return Ok(self.dir.known.value(at));
             }
-        }
-        let answer = match owner {
-            Some(rank) => {
+            Some(Seen::Owner(rank)) => {
                 let owner = pmix_lib::proc_of(self.me.nspace(), rank).unwrap_or(self.me);
                 self.fetch_with(&owner, key, false)
             }
@@ -993,11 +1010,37 @@ mod tests {
         assert_eq!(dir.pending_inline, inline * card.len());
         assert!(cards[..inline].iter().all(|(_, v)| *v == Some(&card[..])));
         assert!(cards[inline..].iter().all(|(_, v)| v.is_none()));
-        // Its own values are kept, a node attribute's is not (it has none here).
-        assert_eq!(dir.known.get(b"card-0"), Some(&card[..]));
-        assert_eq!(dir.known.get(b"long"), Some(&long[..]));
-        assert!(dir.known.get(b"node-attr").is_none());
-        assert_eq!(dir.owners.get(&b"card-0"[..]), Some(&3));
+        // Its own values are not kept (the client's put record answers them); their
+        // owner is recorded.
+        assert_eq!(dir.known.arena_len(), 0);
+        assert_eq!(dir.seen(b"card-0"), Some(Seen::Owner(3)));
+        assert_eq!(dir.seen(b"node-attr"), Some(Seen::Owner(3)));
+    }
+
+    #[test]
+    fn a_peers_name_is_placed_once_by_its_value_or_its_owner() {
+        let mut dir = Directory::default();
+        dir.add_own(0, b"mine", Some(b"x"));
+        dir.add_peer(1, b"card-1", Some(b"abc"));
+        dir.add_peer(2, b"long-2", None);
+        // Read later (an earlier entry, or another rank's): the first placing stays.
+        dir.add_peer(3, b"card-1", Some(b"zzz"));
+        dir.add_peer(3, b"long-2", Some(b"zzz"));
+        dir.add_peer(3, b"mine", Some(b"zzz"));
+        let at = match dir.seen(b"card-1") {
+            Some(Seen::Value(at)) => at,
+            other => panic!("card-1: {other:?}"),
+        };
+        assert_eq!(dir.known.value(at), b"abc");
+        // A kept value needs no owner: none is recorded for it.
+        assert!(!dir.owners.contains_key(&b"card-1"[..]));
+        assert_eq!(dir.seen(b"long-2"), Some(Seen::Owner(2)));
+        assert_eq!(dir.seen(b"mine"), Some(Seen::Owner(0)));
+        assert_eq!(dir.seen(b"nobody"), None);
+        // Past the budget a value is not kept, and its owner is recorded instead.
+        let big = vec![b'v'; KNOWN_BYTES];
+        dir.add_peer(4, b"big-4", Some(&big));
+        assert_eq!(dir.seen(b"big-4"), Some(Seen::Owner(4)));
     }
 
     #[test]
@@ -1008,8 +1051,9 @@ mod tests {
         for i in 0.. {
             let key = format!("k{i}");
             let before = dir.known.arena_len();
-            dir.keep(key.as_bytes(), &value);
-            if dir.known.arena_len() == before {
+            let was_kept = dir.keep(key.as_bytes(), &value);
+            assert_eq!(was_kept, dir.known.arena_len() != before);
+            if !was_kept {
                 break;
             }
             kept += 1;
