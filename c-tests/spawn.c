@@ -107,6 +107,11 @@ static void validation(const char *self)
     int one[] = {1}, zero[] = {0}, errors[4];
     PMI_keyval_t space_value[] = {{"k", (char *)"has space"}};
     PMI_keyval_t bad_key[] = {{"k=v", (char *)"v"}};
+    /* A key line ending in endcmd ends Hydra's spawn segment there (FIELD-NOTES). */
+    PMI_keyval_t endcmd_key[] = {{"xendcmd", (char *)"v"}};
+    PMI_keyval_t endcmd_info[] = {{"myendcmd", (char *)"/tmp"}};
+    const PMI_keyval_t *infos[] = {endcmd_info};
+    int one_info[] = {1};
 
     CHECK_RC(PMI_Spawn_multiple(0, cmds, NULL, one, NULL, NULL, 0, NULL, errors),
              PMI_ERR_INVALID_NUM_ARGS);
@@ -146,6 +151,10 @@ static void validation(const char *self)
     CHECK_RC(PMI_Spawn_multiple(1, cmds, NULL, one, NULL, NULL, 1, space_value, errors),
              PMI_ERR_INVALID_VAL);
     CHECK_RC(PMI_Spawn_multiple(1, cmds, NULL, one, NULL, NULL, 1, bad_key, errors),
+             PMI_ERR_INVALID_KEY);
+    CHECK_RC(PMI_Spawn_multiple(1, cmds, NULL, one, NULL, NULL, 1, endcmd_key, errors),
+             PMI_ERR_INVALID_KEY);
+    CHECK_RC(PMI_Spawn_multiple(1, cmds, NULL, one, one_info, infos, 0, NULL, errors),
              PMI_ERR_INVALID_KEY);
     CHECK_RC(PMI_Spawn_multiple(1, cmds, NULL, one, NULL, NULL, -1, NULL, errors),
              PMI_ERR_INVALID_SIZE);

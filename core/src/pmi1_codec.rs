@@ -520,6 +520,8 @@ mod tests {
             (b"k", b"a\nb", PmiError::InvalidVal),
             (b"k", b"xendcmd", PmiError::InvalidVal),
             (b"k", b"", PmiError::InvalidVal),
+            (b"xendcmd", b"v", PmiError::InvalidKey),
+            (b"endcmd", b"v", PmiError::InvalidKey),
         ];
         for (key, value, err) in cases {
             let r = encode_spawn(&mut buf, &ok, &[(key, value)], 64, 1024);
@@ -528,9 +530,16 @@ mod tests {
         let mut info = spawn_of(&[]);
         info.info = vec![(b"wdir", b"/tmp/endcmd")];
         assert_eq!(
-            encode_spawn(&mut buf, &[info], &[], 64, 1024),
+            encode_spawn(&mut buf, &[info.clone()], &[], 64, 1024),
             Err(PmiError::InvalidVal)
         );
+        info.info = vec![(b"myendcmd", b"/tmp")];
+        assert_eq!(
+            encode_spawn(&mut buf, &[info], &[], 64, 1024),
+            Err(PmiError::InvalidKey)
+        );
+        let fine_key = [(&b"endcmd_x"[..], &b"v"[..])];
+        assert_eq!(encode_spawn(&mut buf, &ok, &fine_key, 64, 1024), Ok(()));
     }
 
     /// `n` commands with `args` each.

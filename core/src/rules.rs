@@ -168,10 +168,18 @@ impl Api {
         self.value_ok(text) && !text.ends_with(END_OF_SPAWN)
     }
 
+    /// An info or preput key: a key, which must not end in `endcmd` either (its line,
+    /// `preput_key_0=KEY`, would end in it as a value's does).
+    fn check_spawn_key(self, key: &[u8], max: usize) -> PmiResult<()> {
+        self.check_key(key, max)?;
+        require(!key.ends_with(END_OF_SPAWN), PmiError::InvalidKey)
+    }
+
     /// Check every field of a spawn request, for every backend.
     ///
     /// Executable names and arguments that would break the framing get
-    /// `PMI_ERR_INVALID_ARGS`; preput and info keys follow the key rules; preput values
+    /// `PMI_ERR_INVALID_ARGS`; preput and info keys follow the key rules and may not end
+    /// in `endcmd` either (`PMI_ERR_INVALID_KEY`); preput values
     /// follow the value rules and may not hold a space (Hydra 4.0.2's proxy for the
     /// children crashes on one); info values that would break the framing get
     /// `PMI_ERR_INVALID_VAL`. How many fields a request may have is each wire's own rule
@@ -188,13 +196,13 @@ impl Api {
                 require(self.spawn_field_ok(text), PmiError::InvalidArgs)?;
             }
             for (key, value) in &cmd.info {
-                self.check_key(key, maxes.key)?;
+                self.check_spawn_key(key, maxes.key)?;
                 require(self.spawn_field_ok(value), PmiError::InvalidVal)?;
                 require(value.len() < maxes.value, PmiError::InvalidValLength)?;
             }
         }
         for (key, value) in preput {
-            self.check_key(key, maxes.key)?;
+            self.check_spawn_key(key, maxes.key)?;
             self.check_value(value, maxes.value)?;
             require(
                 self.spawn_field_ok(value) && !value.contains(&b' '),
