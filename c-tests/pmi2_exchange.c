@@ -77,6 +77,30 @@ int main(int argc, char **argv)
         CHECK(ranks[i] >= 0 && ranks[i] < size && (i == 0 || ranks[i] > ranks[i - 1]));
     }
     CHECK(found == 1 && outlen == local && mine == 1);
+    /* The same two through the text call, from the layout too (not asked of the server,
+     * which would hold a wait for a node attribute nobody puts). */
+    char text[64];
+    CHECK_RC(PMI2_Info_GetNodeAttr("localRanksCount", text, sizeof text, &found, 1), PMI2_SUCCESS);
+    CHECKF(found == 1 && atoi(text) == local, "localRanksCount as text: found %d \"%s\"", found,
+           found == 1 ? text : "");
+    char *ranks_text = malloc(16 * (size_t)local + 1);
+    CHECK_RC(PMI2_Info_GetNodeAttr("localRanks", ranks_text, 16 * local + 1, &found, 1),
+             PMI2_SUCCESS);
+    if (found == 1) {
+        char *p = ranks_text;
+        for (int i = 0; i < outlen; i++) {
+            char *end;
+            long r = strtol(p, &end, 10);
+            CHECKF(end != p && r == ranks[i] && *end == (i + 1 < outlen ? ',' : '\0'),
+                   "localRanks as text: \"%s\", rank %d of the node is %d", ranks_text, i, ranks[i]);
+            if (end == p || *end != ',')
+                break;
+            p = end + 1;
+        }
+    } else {
+        CHECKF(0, "localRanks as text: not found");
+    }
+    free(ranks_text);
     if (check_real_hosts()) {
         char **hosts = calloc((size_t)size, sizeof *hosts);
         for (int r = 0; r < size; r++) {

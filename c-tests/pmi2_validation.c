@@ -1,6 +1,7 @@
 /* libpmi2.so.0's contract: codes before PMI2_Init, NULL arguments, lengths, the put-once
  * rule, a value that does not fit (nothing written, the length needed reported), calls
  * after PMI2_Finalize. Each refusal sends nothing: the job goes on. */
+#include <limits.h>
 #include <pmi2.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,6 +100,29 @@ int main(void)
         CHECK_RC(PMI2_Job_Spawn(1, cmds, none, argvs, procs, none, NULL, 1, preput, jobid,
                                 sizeof jobid, errors),
                  PMI2_ERR_INVALID_VAL);
+        /* NULL pointers, and arguments without their count or a count without them. */
+        const char *null_cmd[] = {NULL}, *ok_args[] = {"x"};
+        const char **argvs_ok[] = {ok_args};
+        MPID_Info null_key = {0, 0, 0, NULL, NULL, (char *)"v"};
+        const MPID_Info *preput_null[] = {&null_key};
+        CHECK_RC(PMI2_Job_Spawn(1, null_cmd, none, argvs, procs, none, NULL, 0, NULL, jobid,
+                                sizeof jobid, errors),
+                 PMI2_ERR_INVALID_ARG);
+        CHECK_RC(PMI2_Job_Spawn(1, cmds, NULL, argvs_ok, procs, none, NULL, 0, NULL, jobid,
+                                sizeof jobid, errors),
+                 PMI2_ERR_INVALID_ARG);
+        CHECK_RC(PMI2_Job_Spawn(1, cmds, one, NULL, procs, none, NULL, 0, NULL, jobid,
+                                sizeof jobid, errors),
+                 PMI2_ERR_INVALID_ARG);
+        CHECK_RC(PMI2_Job_Spawn(1, cmds, none, argvs, procs, none, NULL, 1, preput_null, jobid,
+                                sizeof jobid, errors),
+                 PMI2_ERR_INVALID_ARG);
+        /* As many processes as an int holds, and one more. */
+        const char *two_cmds[] = {"/bin/true", "/bin/true"};
+        int huge[] = {INT_MAX, 1}, no_args[] = {0, 0};
+        CHECK_RC(PMI2_Job_Spawn(2, two_cmds, no_args, NULL, huge, no_args, NULL, 0, NULL, jobid,
+                                sizeof jobid, errors),
+                 PMI2_ERR_INVALID_SIZE);
     }
     char mine[64];
     snprintf(mine, sizeof mine, "mine-%d", rank);
@@ -118,6 +142,13 @@ int main(void)
     len = 0;
     CHECK_RC(PMI2_KVS_Get(NULL, rank, mine, small, sizeof small - 1, &len),
              PMI2_ERR_INVALID_LENGTH);
+    CHECK(len == -7 && small[0] == 'X');
+    /* No room at all: a way to ask for the length. */
+    len = 0;
+    CHECK_RC(PMI2_KVS_Get(NULL, rank, mine, small, 0, &len), PMI2_ERR_INVALID_LENGTH);
+    CHECK(len == -7 && small[0] == 'X');
+    len = 0;
+    CHECK_RC(PMI2_KVS_Get(NULL, rank, mine, small, -1, &len), PMI2_ERR_INVALID_LENGTH);
     CHECK(len == -7 && small[0] == 'X');
     /* A key nobody put: PMI2_ERR_INVALID_KEY, where the server answers at all (MPICH
      * 5.0.2's Hydra across two nodes holds the request until someone puts it). */

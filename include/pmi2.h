@@ -180,7 +180,9 @@ int PMI2_Job_Disconnect(const char *jobid);
 /**
  * A node attribute: `*found` is 1 and the value (with its NUL, at most `valuelen`
  * bytes) in `value`, or `*found` is 0. With `waitfor` nonzero, wait until some process
- * on the node puts it.
+ * on the node puts it. `localRanksCount` and `localRanks` (the ranks on this node,
+ * comma-separated) are answered from the job's layout, as by
+ * `PMI2_Info_GetNodeAttrIntArray`.
  */
 int PMI2_Info_GetNodeAttr(const char *name, char *value, int valuelen, int *found, int waitfor);
 
@@ -242,8 +244,9 @@ int PMI2_KVS_Fence(void);
  *
  * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL `key`, `value` or `vallen`, or
  * another job's id; `PMI2_ERR_INVALID_KEY` if no process put it;
- * `PMI2_ERR_INVALID_LENGTH` if it does not fit in `maxvalue` bytes: nothing is written
- * to `value`, and `*vallen` is the length needed, negated.
+ * `PMI2_ERR_INVALID_LENGTH` if it does not fit in `maxvalue` bytes (`maxvalue` 0 or
+ * less included: a way to ask for the length): nothing is written to `value`, and
+ * `*vallen` is the length needed, negated.
  */
 int PMI2_KVS_Get(const char *jobid, int src_pmi_id, const char *key, char *value, int maxvalue, int *vallen);
 
@@ -303,12 +306,18 @@ int PMI2_Nameserv_unpublish(const char *service_name, const struct MPID_Info *in
  * not fit), and a code per process to `errors`.
  *
  * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_NUM_ARGS`/`_ARGS`/`_ARG`/`_SIZE`/
- * `_KEY`/`_VAL` for bad arguments (nothing sent): `PMI2_ERR_INVALID_ARGS` also for an
+ * `_KEY`/`_VAL` for bad arguments (nothing sent): `PMI2_ERR_INVALID_ARG` for a NULL
+ * command, argument, key or value, and for `argvs` without `argcs` or `argcs` naming
+ * arguments without `argvs` (`jobId` may be NULL); `PMI2_ERR_INVALID_SIZE` for a
+ * `maxprocs` below 1 or adding up past `INT_MAX`; `PMI2_ERR_INVALID_ARGS` also for an
  * empty argument, one holding a `;`, or a request of more than 998 fields in all
  * (arguments, two per info and preput entry, four per command; the Hydras die on
  * 1000), `PMI2_ERR_INVALID_VAL` for an empty value or one holding a `;`;
  * `PMI2_ERR_INVALID_LENGTH` when the request would pass 64 KiB; `PMI2_FAIL` if the
- * server refuses.
+ * server refuses. The rules PMI-1's spawn follows hold here too, under every server,
+ * so that a program behaves the same under each: a command, argument or value may not
+ * end in `endcmd` (`_ARGS`, `_VAL`), nor an info or preput key (`_KEY`), and a preput
+ * value may not hold a space (`_VAL`).
  */
 int PMI2_Job_Spawn(int count, const char **cmds, int *argcs, const char ***argvs, const int *maxprocs, const int *info_keyval_sizes, const struct MPID_Info **info_keyval_vectors, int preput_keyval_size, const struct MPID_Info **preput_keyval_vector, char *jobId, int jobIdSize, int *errors);
 

@@ -181,12 +181,12 @@ pub unsafe extern "C" fn PMI_KVS_Put(
     )
 }
 
-/// Commit the puts made so far. Every put already reached the server, so this is local:
-/// it only checks `kvsname`.
+/// Commit the puts made so far. On the wire every put already reached the server, so
+/// this is local: it only checks `kvsname`. Under PMIx it is `PMIx_Commit`.
 ///
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `kvsname` is NULL;
 /// `PMI_ERR_INVALID_KVS` if it is not this process group's; `PMI_ERR_INIT` if not
-/// initialized.
+/// initialized; `PMI_FAIL` if `PMIx_Commit` fails.
 ///
 /// # Safety
 /// `kvsname` is NULL or a NUL-terminated string.

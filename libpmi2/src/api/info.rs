@@ -98,7 +98,9 @@ pub unsafe extern "C" fn PMI2_Job_Disconnect(jobid: *const c_char) -> c_int {
 
 /// A node attribute: `*found` is 1 and the value (with its NUL, at most `valuelen`
 /// bytes) in `value`, or `*found` is 0. With `waitfor` nonzero, wait until some process
-/// on the node puts it.
+/// on the node puts it. `localRanksCount` and `localRanks` (the ranks on this node,
+/// comma-separated) are answered from the job's layout, as by
+/// `PMI2_Info_GetNodeAttrIntArray`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Info_GetNodeAttr(
     name: *const c_char,
@@ -113,7 +115,10 @@ pub unsafe extern "C" fn PMI2_Info_GetNodeAttr(
             "PMI2_Info_GetNodeAttr",
             Some(waitfor),
             (name, value, valuelen, found),
-            |c, name| c.node_attr(name, waitfor != 0),
+            |c, name| match layout_attr(c, name)? {
+                Some(text) => Ok(Some(text)),
+                None => c.node_attr(name, waitfor != 0),
+            },
         )
     }
 }
@@ -204,21 +209,30 @@ pub unsafe extern "C" fn PMI2_Info_GetNodeAttrIntArray(
         int_array_call(
             "PMI2_Info_GetNodeAttrIntArray",
             (name, array, arraylen, outlen, found),
-            |c, name| match name {
-                b"localRanksCount" => Ok(Some(c.clique_size()?.to_string().into_bytes())),
-                b"localRanks" => {
-                    let mut ranks = vec![0; c.clique_size()?];
-                    c.clique_into(&mut ranks)?;
-                    let mut text = String::new();
-                    for (i, r) in ranks.iter().enumerate() {
-                        let _ = write!(text, "{}{r}", if i > 0 { "," } else { "" });
-                    }
-                    Ok(Some(text.into_bytes()))
-                }
-                _ => c.node_attr(name, false),
+            |c, name| match layout_attr(c, name)? {
+                Some(text) => Ok(Some(text)),
+                None => c.node_attr(name, false),
             },
         )
     }
+}
+
+/// `localRanksCount` and `localRanks` (the ranks on this node, comma-separated), from
+/// the job's layout; `None` for any other name (the server's).
+fn layout_attr(c: &mut pmi_core::client::Client, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
+    Ok(match name {
+        b"localRanksCount" => Some(c.clique_size()?.to_string().into_bytes()),
+        b"localRanks" => {
+            let mut ranks = vec![0; c.clique_size()?];
+            c.clique_into(&mut ranks)?;
+            let mut text = String::new();
+            for (i, r) in ranks.iter().enumerate() {
+                let _ = write!(text, "{}{r}", if i > 0 { "," } else { "" });
+            }
+            Some(text.into_bytes())
+        }
+        _ => None,
+    })
 }
 
 /// Set a node attribute for the processes on this node.

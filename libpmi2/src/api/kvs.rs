@@ -100,8 +100,9 @@ pub extern "C" fn PMI2_KVS_Fence() -> c_int {
 ///
 /// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL `key`, `value` or `vallen`, or
 /// another job's id; `PMI2_ERR_INVALID_KEY` if no process put it;
-/// `PMI2_ERR_INVALID_LENGTH` if it does not fit in `maxvalue` bytes: nothing is written
-/// to `value`, and `*vallen` is the length needed, negated.
+/// `PMI2_ERR_INVALID_LENGTH` if it does not fit in `maxvalue` bytes (`maxvalue` 0 or
+/// less included: a way to ask for the length): nothing is written to `value`, and
+/// `*vallen` is the length needed, negated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_KVS_Get(
     jobid: *const c_char,
@@ -126,7 +127,12 @@ pub unsafe extern "C" fn PMI2_KVS_Get(
             // writable int.
             let (key, len) = unsafe { (ffi::bytes_in(key)?, ffi::out(vallen)?) };
             // SAFETY: `value` is NULL or has `maxvalue` writable bytes.
-            let out = unsafe { ffi::out_str(value, maxvalue) }?;
+            let out = match unsafe { ffi::out_str(value, maxvalue) } {
+                Ok(out) => Some(out),
+                // Nothing fits (`maxvalue` < 1): the length needed is still told.
+                Err(PmiError::InvalidLength) => None,
+                Err(e) => return Err(e),
+            };
             // SAFETY: `jobid` is NULL or a NUL-terminated string.
             let job = unsafe { ffi::bytes_in(jobid) }.ok();
             let src = (src_pmi_id >= 0).then_some(src_pmi_id);
@@ -143,13 +149,17 @@ pub unsafe extern "C" fn PMI2_KVS_Get(
                 }
                 let v = c.get_own(key, src)?;
                 let n = c_int::try_from(v.len()).map_err(|_| PmiError::Fail)?;
-                if v.len() >= out.capacity() {
-                    len.set(-n);
-                    return Err(PmiError::InvalidLength);
+                match out {
+                    Some(out) if v.len() < out.capacity() => {
+                        out.write(v)?;
+                        len.set(n);
+                        Ok(())
+                    }
+                    _ => {
+                        len.set(-n);
+                        Err(PmiError::InvalidLength)
+                    }
                 }
-                out.write(v)?;
-                len.set(n);
-                Ok(())
             })
         },
     )

@@ -18,12 +18,18 @@ use crate::codes::guard;
 /// not fit), and a code per process to `errors`.
 ///
 /// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_NUM_ARGS`/`_ARGS`/`_ARG`/`_SIZE`/
-/// `_KEY`/`_VAL` for bad arguments (nothing sent): `PMI2_ERR_INVALID_ARGS` also for an
+/// `_KEY`/`_VAL` for bad arguments (nothing sent): `PMI2_ERR_INVALID_ARG` for a NULL
+/// command, argument, key or value, and for `argvs` without `argcs` or `argcs` naming
+/// arguments without `argvs` (`jobId` may be NULL); `PMI2_ERR_INVALID_SIZE` for a
+/// `maxprocs` below 1 or adding up past `INT_MAX`; `PMI2_ERR_INVALID_ARGS` also for an
 /// empty argument, one holding a `;`, or a request of more than 998 fields in all
 /// (arguments, two per info and preput entry, four per command; the Hydras die on
 /// 1000), `PMI2_ERR_INVALID_VAL` for an empty value or one holding a `;`;
 /// `PMI2_ERR_INVALID_LENGTH` when the request would pass 64 KiB; `PMI2_FAIL` if the
-/// server refuses.
+/// server refuses. The rules PMI-1's spawn follows hold here too, under every server,
+/// so that a program behaves the same under each: a command, argument or value may not
+/// end in `endcmd` (`_ARGS`, `_VAL`), nor an info or preput key (`_KEY`), and a preput
+/// value may not hold a space (`_VAL`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Job_Spawn(
     count: c_int,
@@ -62,14 +68,14 @@ pub unsafe extern "C" fn PMI2_Job_Spawn(
             let mut total = 0usize;
             for i in 0..n {
                 // SAFETY: each command is NULL or a NUL-terminated string.
-                let execname =
-                    unsafe { ffi::bytes_in(cmds[i]) }.map_err(|_| PmiError::InvalidArgs)?;
+                let execname = unsafe { ffi::bytes_in(cmds[i]) }?;
                 let procs = u32::try_from(maxprocs[i])
                     .ok()
                     .filter(|&p| p >= 1)
                     .ok_or(PmiError::InvalidSize)?;
                 total = total
                     .checked_add(procs as usize)
+                    .filter(|&t| t <= c_int::MAX as usize)
                     .ok_or(PmiError::InvalidSize)?;
                 // SAFETY: `argcs`/`argvs` are NULL or hold `count` elements, argvs[i]
                 // holding argcs[i] strings.
@@ -116,21 +122,30 @@ unsafe fn args_of<'a>(
     argvs: *const *mut *const c_char,
     i: usize,
 ) -> PmiResult<Vec<&'a [u8]>> {
-    if argcs.is_null() || argvs.is_null() {
-        return Ok(Vec::new());
+    if argcs.is_null() {
+        // Arguments without their count cannot be read.
+        return if argvs.is_null() {
+            Ok(Vec::new())
+        } else {
+            Err(PmiError::InvalidArg)
+        };
     }
-    // SAFETY: both hold more than `i` elements.
-    let (argc, argv) = unsafe { (*argcs.add(i), *argvs.add(i)) };
-    let argc = usize::try_from(argc).map_err(|_| PmiError::InvalidArgs)?;
+    // SAFETY: `argcs` holds more than `i` elements.
+    let argc = usize::try_from(unsafe { *argcs.add(i) }).map_err(|_| PmiError::InvalidArgs)?;
     if argc == 0 {
         return Ok(Vec::new());
     }
+    if argvs.is_null() {
+        return Err(PmiError::InvalidArg);
+    }
+    // SAFETY: `argvs` holds more than `i` elements.
+    let argv = unsafe { *argvs.add(i) };
     if argv.is_null() {
-        return Err(PmiError::InvalidArgs);
+        return Err(PmiError::InvalidArg);
     }
     (0..argc)
-        // SAFETY: `argv` holds `argc` NUL-terminated strings.
-        .map(|j| unsafe { ffi::bytes_in(*argv.add(j)) }.map_err(|_| PmiError::InvalidArgs))
+        // SAFETY: `argv` holds `argc` strings, each NULL or NUL-terminated.
+        .map(|j| unsafe { ffi::bytes_in(*argv.add(j)) })
         .collect()
 }
 
@@ -187,10 +202,5 @@ unsafe fn preput_of<'a>(
 fn pair<'a>(entry: &MPID_Info) -> PmiResult<(&'a [u8], &'a [u8])> {
     // SAFETY: an entry's key and value are NULL or NUL-terminated strings that outlive
     // the call.
-    unsafe {
-        Ok((
-            ffi::bytes_in(entry.key).map_err(|_| PmiError::InvalidKey)?,
-            ffi::bytes_in(entry.value).map_err(|_| PmiError::InvalidVal)?,
-        ))
-    }
+    unsafe { Ok((ffi::bytes_in(entry.key)?, ffi::bytes_in(entry.value)?)) }
 }
