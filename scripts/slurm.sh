@@ -22,8 +22,16 @@ die() { # die MESSAGE [LOG]: one line, then the log's tail, exit 1
 
 [ $# = 2 ] || die "usage: $0 start|stop|env DIR"
 cmd=$1
-[ "$cmd" != start ] || mkdir -p "$2"
+[ ! -L "$2" ] || die "$2 is a symbolic link: refused"
+[ "$cmd" != start ] || mkdir -p -m 755 "$2"
 [ -d "$2" ] || die "no directory $2: run '$0 start $2' first"
+# DIR holds the munge key the daemons (root) trust: a directory another user made first
+# (the default is in /tmp) or may write to would hand them the key.
+[ "$(stat -c %u "$2")" = "$(id -u)" ] ||
+    die "$2 belongs to another user: refused (remove it, or choose another LIBPMI_SLURM_DIR)"
+case $(stat -c %A "$2") in
+    ?????w???? | ????????w?) die "$2 is writable by group or others: refused" ;;
+esac
 dir=$(cd "$2" && pwd)
 conf=$dir/slurm.conf
 node=$(hostname -s)
@@ -145,6 +153,7 @@ start_slurmds() {
 
 start() {
     export SLURM_CONF=$conf
+    [ ! -L "$dir/munge" ] || die "$dir/munge is a symbolic link: refused"
     mkdir -p "$dir"/{munge,state,spool,log,run}
     chmod 755 "$dir" "$dir/munge"
     if ! all_alive; then
