@@ -6,9 +6,12 @@ FUZZ_TARGETS := reply mapping
 
 .PHONY: fuzz
 fuzz:
+	mkdir -p $(BUILD)
 	command -v cargo-fuzz >/dev/null || $(CARGO) install --locked cargo-fuzz --version 0.13.2
 	cd fuzz && for t in $(FUZZ_TARGETS); do \
-	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) 2>&1 \
-	    | grep -E '^Done|SUMMARY|panicked|deadly signal' | sed "s/^/fuzz $$t: /" || exit 1; \
+	  RUSTC_BOOTSTRAP=1 $(CARGO) fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) \
+	    > ../$(BUILD)/fuzz-$$t.log 2>&1; rc=$$?; \
+	  grep -E '^Done|SUMMARY|panicked|deadly signal' ../$(BUILD)/fuzz-$$t.log | sed "s/^/fuzz $$t: /"; \
+	  [ $$rc = 0 ] || { echo "fuzz $$t: cargo fuzz exited $$rc (../$(BUILD)/fuzz-$$t.log)"; exit 1; }; \
 	  test -z "$$(ls artifacts/$$t 2>/dev/null)" || { echo "fuzz $$t: findings in fuzz/artifacts/$$t"; exit 1; }; \
 	done
