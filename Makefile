@@ -89,7 +89,8 @@ $(LIB)/libpmi.so.0: $(SO)
 	ln -sf libpmi.so.0 $(LIB)/libpmi.so
 
 deps:
-	scripts/ensure-deps.sh hydra slurm-header slurm-header2 cbindgen pkg-config valgrind mandoc pmix pmix-dev
+	scripts/ensure-deps.sh hydra slurm-header slurm-header2 cbindgen pkg-config valgrind mandoc man cxx \
+	  pmix pmix-dev
 
 deps-hydra:
 	scripts/ensure-deps.sh hydra

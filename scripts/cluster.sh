@@ -76,6 +76,7 @@ down() {
 up() {
     local n=$1 i a
     [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 8 ] || die "up N: 1 to 8 hosts"
+    "$here/ensure-deps.sh" iproute >&2
     if [ "$(size)" = "$n" ] && ip link show "$BRIDGE" >/dev/null 2>&1; then
         local ok=yes
         for i in $(seq "$n"); do [ -e "/run/netns/libpmi-vc$i" ] || ok=no; done

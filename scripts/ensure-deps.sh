@@ -3,7 +3,7 @@
 # Debian's mpich (mpiexec.hydra), libpmi0-dev (the reference pmi.h and Slurm's
 # libpmi.so.0), Slurm and munge, libpmix2 (Slurm's --mpi=pmix), and the pinned cbindgen. Says exactly what to install when it cannot do it itself.
 # Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [slurm-header2] [cbindgen] [pkg-config] [valgrind] [mandoc]
-#                                [slurm] [pmix] [pmix-dev] [unzip] [deb]
+#                                [man] [cxx] [slurm] [pmix] [pmix-dev] [unzip] [pip] [iproute] [deb]
 set -eu
 CBINDGEN_VERSION=${CBINDGEN_VERSION:-0.29.0}
 want=("$@")
@@ -19,6 +19,11 @@ for w in "${want[@]}"; do
         pkg-config) command -v pkg-config >/dev/null || packages+=(pkgconf) ;;
         valgrind) command -v valgrind >/dev/null || packages+=(valgrind) ;;
         mandoc) command -v mandoc >/dev/null || packages+=(mandoc) ;;
+        man) command -v groff >/dev/null || packages+=(groff-base)
+             command -v man >/dev/null || packages+=(man-db) ;;
+        cxx) command -v "${CXX:-g++}" >/dev/null || packages+=(g++) ;;
+        pip) python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip) ;;
+        iproute) command -v ip >/dev/null && command -v ss >/dev/null || packages+=(iproute2) ;;
         slurm) command -v slurmd >/dev/null && command -v slurmctld >/dev/null &&
                command -v srun >/dev/null && command -v munged >/dev/null ||
                packages+=(slurmd slurmctld slurm-client munge) ;;

@@ -209,7 +209,7 @@ case ${1:-} in
             case $kind in
                 srun-vc | srun-pmix-vc)
                     # A Slurm of its own across the cluster's hosts (SLURM_VC_CONF).
-                    "$here/ensure-deps.sh" slurm pmix >&2
+                    "$here/ensure-deps.sh" slurm pmix iproute >&2
                     "$here/cluster.sh" up "${CLUSTER_HOSTS:-3}"
                     "$here/cluster.sh" env
                     SLURM_VC=1 "$here/slurm.sh" start "$LIBPMI_SLURM_VC_DIR" | sed 's/SLURM_CONF=/SLURM_VC_CONF=/'
@@ -242,7 +242,7 @@ case ${1:-} in
                     echo "export OPENMPI_ROOT=$root"
                     ;;
                 srun | srun-pmix)
-                    "$here/ensure-deps.sh" slurm pmix >&2
+                    "$here/ensure-deps.sh" slurm pmix iproute >&2
                     "$here/slurm.sh" start "$LIBPMI_SLURM_DIR"
                     ;;
                 *) echo "launchers.sh: unknown launcher '$kind'" >&2; exit 2 ;;

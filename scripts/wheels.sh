@@ -20,6 +20,7 @@ for name in "$@"; do
     if [ ! -f "$dir/.unpacked" ]; then
         whl=("$cache/download/$file"-*.whl)
         if [ ! -f "${whl[0]}" ]; then
+            "$(dirname "$0")/ensure-deps.sh" pip >&2
             python3 -m pip download --no-deps --only-binary=:all: -d "$cache/download" "$spec" >&2 ||
                 die "pip download $spec failed (no network to PyPI, or no wheel for this platform)"
             whl=("$cache/download/$file"-*.whl)
