@@ -9,6 +9,7 @@ use std::fmt;
 use std::io;
 use std::ops::Range;
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::time::{Duration, Instant};
 
 use crate::error::{PmiError, PmiResult};
 use crate::trace;
@@ -226,6 +227,10 @@ impl Conn {
         if self.broken.get() {
             return Err(PmiError::Fail);
         }
+        // PMI_TIMEOUT bounds the whole reply, however many reads it takes.
+        let deadline = self
+            .timeout_ms
+            .map(|ms| Instant::now() + Duration::from_millis(ms as u64));
         loop {
             match (framing.find)(&self.buf[self.start..self.end]) {
                 Ok(Some((message, used))) => {
@@ -257,8 +262,8 @@ impl Conn {
                     )));
                 }
             }
-            if let Some(ms) = self.timeout_ms {
-                if !self.ready_within(ms)? {
+            if let (Some(deadline), Some(ms)) = (deadline, self.timeout_ms) {
+                if !self.ready_by(deadline)? {
                     return Err(self.fail(format_args!(
                         "no reply (cmd={}{}) from the process manager in {} s (PMI_TIMEOUT)",
                         awaited.escape_ascii(),
@@ -282,7 +287,9 @@ impl Conn {
             let err = io::Error::last_os_error();
             match err.raw_os_error() {
                 Some(libc::EINTR) => continue,
-                Some(libc::EAGAIN) => self.wait(libc::POLLIN)?,
+                // (Under PMI_TIMEOUT the wait is the bounded one at the top of the loop.)
+                Some(libc::EAGAIN) if deadline.is_none() => self.wait(libc::POLLIN)?,
+                Some(libc::EAGAIN) => continue,
                 _ => {
                     return Err(
                         self.fail(format_args!("cannot read from the process manager: {err}"))
@@ -312,18 +319,19 @@ impl Conn {
         }
     }
 
-    /// Whether the fd becomes readable within `ms` milliseconds.
-    fn ready_within(&mut self, ms: i32) -> PmiResult<bool> {
+    /// Whether the fd becomes readable by `deadline`.
+    fn ready_by(&mut self, deadline: Instant) -> PmiResult<bool> {
         let mut pfd = libc::pollfd {
             fd: self.raw_fd(),
             events: libc::POLLIN,
             revents: 0,
         };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(ms as u64);
         loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            // (Rounded up: a poll of 0 ms before the deadline would spin.)
+            let left = deadline.saturating_duration_since(Instant::now());
+            let left = left.as_micros().div_ceil(1000);
             // SAFETY: `pfd` is one valid pollfd on the stack, and we pass a count of 1.
-            let n = unsafe { libc::poll(&mut pfd, 1, left.as_millis() as libc::c_int) };
+            let n = unsafe { libc::poll(&mut pfd, 1, left.min(i32::MAX as u128) as libc::c_int) };
             if n >= 0 {
                 return Ok(n > 0);
             }

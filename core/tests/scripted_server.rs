@@ -1080,6 +1080,30 @@ fn pmi_timeout_fails_a_call_the_server_never_answers() {
 }
 
 #[test]
+fn pmi_timeout_bounds_a_whole_reply_not_each_read() {
+    // The reply comes in pieces 600 ms apart, each well within the 1 s limit; the whole
+    // would take 3 s. The call fails once the second has passed (under 2.5 s: a busy
+    // machine may be slow), not after the last piece.
+    let mut script = handshake().expect("cmd=barrier_in\n");
+    for piece in ["cmd=", "barr", "ier_", "out", "\n"] {
+        script = script.sleep(Duration::from_millis(600)).send(piece);
+    }
+    let (stream, server) = serve(script);
+    let mut c = conn(stream);
+    c.set_timeout(Some(1));
+    let mut client = pmi1_backend::client(c, ID, MAX_LINE).expect("init");
+    let start = Instant::now();
+    assert_eq!(client.barrier(), Err(PmiError::Fail));
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_millis(2500),
+        "{took:?}"
+    );
+    drop(client);
+    finish(server);
+}
+
+#[test]
 fn the_clique_of_a_huge_job_is_counted_not_built() {
     // PMI_SIZE=2147483647 on one node: the size is arithmetic, and a short array gets
     // PMI_ERR_INVALID_LENGTH without anything built (before: 8 GiB and 8.6 s).
