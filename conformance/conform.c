@@ -372,14 +372,21 @@ static void clique_phase1(struct test *t)
 {
     char *map = malloc(g_valmax);
     int *expect = malloc(sizeof(int) * g_size), *ranks = malloc(sizeof(int) * (g_size + 1));
-    int n = -1, m = -1;
+    int n = -1, m = -1, checked = 1;
     int rc = PMI_KVS_Get(g_kvs, "PMI_process_mapping", map, g_valmax);
     if (rc == PMI_SUCCESS && map[0] != '\0') {
         emit("INFO", "process-mapping", "%s", map);
         m = mapping_clique(map, g_rank, g_size, expect);
+        /* (The kit's parser is narrower than RFC 13's grammar: no spaces, at most 256
+         * blocks written out. What it cannot read it does not check against.) */
+        checked = m >= 0;
         if (m < 0)
             emit("DEV", "mapping-unparsed", "PMI_process_mapping \"%s\" is not RFC 13's "
-                                            "(vector,(start,nnodes,ppn),...) form", map);
+                                            "(vector,(start,nnodes,ppn),...) form as this "
+                                            "kit reads it: the clique is not compared", map);
+    } else if (rc == PMI_SUCCESS) {
+        /* RFC 13: an empty value says the mapping is unknown (too long for a value). */
+        emit("INFO", "process-mapping", "empty: unknown (RFC 13), so each process alone");
     } else {
         emit("DEV", "mapping-missing", "no PMI_process_mapping in the KVS (rc %d): the "
                                        "clique is each process alone", rc);
@@ -389,16 +396,21 @@ static void clique_phase1(struct test *t)
         expect[0] = g_rank;
     }
     EXPECT_RC(t, PMI_Get_clique_size(&n), PMI_SUCCESS);
-    EXPECT(t, n == m, "clique size %d, the mapping says %d", n, m);
+    if (checked)
+        EXPECT(t, n == m, "clique size %d, the mapping says %d", n, m);
     if (n >= 1 && n <= g_size) {
         ranks[n] = -7;
         if (n > 1)
             EXPECT_RC(t, PMI_Get_clique_ranks(ranks, n - 1), PMI_ERR_INVALID_LENGTH);
         EXPECT_RC(t, PMI_Get_clique_ranks(ranks, n + 1), PMI_SUCCESS);
         EXPECT(t, ranks[n] == -7, "PMI_Get_clique_ranks wrote past the clique");
-        for (int i = 0; i < n && i < m; i++)
+        for (int i = 0; checked && i < n && i < m; i++)
             EXPECT(t, ranks[i] == expect[i], "clique[%d] = %d, the mapping says %d", i, ranks[i],
                    expect[i]);
+        int mine = 0;
+        for (int i = 0; i < n; i++)
+            mine += ranks[i] == g_rank && (i == 0 || ranks[i] > ranks[i - 1]);
+        EXPECT(t, mine == 1, "this rank (%d) is not once in its ascending clique", g_rank);
         g_clique_text[0] = '\0';
         for (int i = 0; i < n; i++)
             snprintf(g_clique_text + strlen(g_clique_text),
