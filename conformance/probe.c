@@ -154,14 +154,8 @@ int main(void)
     if (!kvs[0])
         give_up("no kvsname in \"%.200s\"", r);
 
-    /* Puts the library would refuse: each rank its own keys. */
+    /* Puts the library would refuse: each rank its own keys (the over-long ones last). */
     char key[128];
-    char *longkey = repeat('k', keymax + 8, "");
-    snprintf(key, sizeof key, "probe-longkey-%d-", rank);
-    memcpy(longkey, key, strlen(key));
-    r = call("put_result", "cmd=put kvsname=%s key=%s value=long-key-%d", kvs, longkey, rank);
-    int longkey_rc = atoi(field(r, "rc", 0));
-
     snprintf(key, sizeof key, "probe-dup-%d", rank);
     call("put_result", "cmd=put kvsname=%s key=%s value=first", kvs, key);
     r = call("put_result", "cmd=put kvsname=%s key=%s value=second", kvs, key);
@@ -176,25 +170,11 @@ int main(void)
 
     /* Read the neighbour's keys back (another node with -hosts a:2,b:2). */
     int peer = (rank + 1) % size;
-    snprintf(key, sizeof key, "probe-longkey-%d-", peer);
-    memset(longkey, 'k', (size_t)keymax + 8); /* this rank's prefix may be longer */
-    memcpy(longkey, key, strlen(key));
-    longkey[keymax - 1] = '\0'; /* what a server truncating to keylen_max-1 keeps */
-    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, longkey);
-    if (longkey_rc == 0 && strcmp(field(r, "rc", 0), "0") == 0)
-        emit("DEV", "key-truncated", "a put with a key of %d bytes (keylen_max %d) is "
-                                     "acknowledged rc=0 and stored under its first %d bytes",
-             keymax + 8, keymax, keymax - 1);
-    else if (longkey_rc == 0)
-        emit("DEV", "key-long-accepted", "a put with a key of %d bytes (keylen_max %d) is "
-                                         "acknowledged rc=0",
-             keymax + 8, keymax);
+    snprintf(key, sizeof key, "probe-dup-%d", peer);
+    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
     if (has_field(r, "found"))
         emit("DEV", "get-found-field", "get_result carries an extra found= field: \"%.120s\"",
              r);
-
-    snprintf(key, sizeof key, "probe-dup-%d", peer);
-    r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
     const char *dup = field(r, "value", 0);
     if (dup_rc == 0 && strcmp(dup, "second") == 0)
         emit("DEV", "put-overwrites", "a second put of a key is acknowledged rc=0 and "
@@ -219,11 +199,41 @@ int main(void)
         emit("DEV", "missing-key-rc0", "a get of a missing key is answered without an error "
                                        "rc: \"%.200s\"", r);
 
-    /* Last, because it may break the connection: a put of a value longer than vallen_max.
-     * Slurm's server reads a request with one 1024-byte read() and takes the rest of a
-     * longer line for the next request (alone or with the next one, as the bytes come):
-     * from the put on, every step is allowed 20 s and the right reply, and the first one
-     * that fails means the connection broke. */
+    /* Last, because they may end the connection: a put of a key longer than keylen_max
+     * (RFC 13 lets a server close the connection on a protocol error), then of a value
+     * longer than vallen_max. Slurm's server reads a request with one 1024-byte read()
+     * and takes the rest of a longer line for the next request (alone or with the next
+     * one, as the bytes come): from the first put on, every step is allowed 20 s and
+     * the right reply, and the first one that fails means the connection ended. */
+    call("barrier_out", "cmd=barrier_in");
+    char *longkey = repeat('k', keymax + 8, "");
+    snprintf(key, sizeof key, "probe-longkey-%d-", rank);
+    memcpy(longkey, key, strlen(key));
+    r = soft_call("put_result", "cmd=put kvsname=%s key=%s value=long-key-%d", kvs, longkey,
+                  rank);
+    int longkey_rc = r ? atoi(field(r, "rc", 0)) : -1;
+    snprintf(key, sizeof key, "probe-longkey-%d-", peer);
+    memset(longkey, 'k', (size_t)keymax + 8); /* this rank's prefix may be longer */
+    memcpy(longkey, key, strlen(key));
+    longkey[keymax - 1] = '\0'; /* what a server truncating to keylen_max-1 keeps */
+    if (!r || !soft_call("barrier_out", "cmd=barrier_in") ||
+        !(r = soft_call("get_result", "cmd=get kvsname=%s key=%s", kvs, longkey))) {
+        emit("INFO", "key-long-closes", "after a put with a key of %d bytes (keylen_max %d) "
+             "the connection no longer answers (RFC 13: a protocol error may close it)",
+             keymax + 8, keymax);
+        emit("INFO", "probe-done", "rank %d of %d (the connection is unusable: no finalize)",
+             rank, size);
+        return 0;
+    }
+    if (longkey_rc == 0 && strcmp(field(r, "rc", 0), "0") == 0)
+        emit("DEV", "key-truncated", "a put with a key of %d bytes (keylen_max %d) is "
+                                     "acknowledged rc=0 and stored under its first %d bytes",
+             keymax + 8, keymax, keymax - 1);
+    else if (longkey_rc == 0)
+        emit("DEV", "key-long-accepted", "a put with a key of %d bytes (keylen_max %d) is "
+                                         "acknowledged rc=0",
+             keymax + 8, keymax);
+
     call("barrier_out", "cmd=barrier_in");
     char *longval = repeat('v', valmax + 16, "");
     snprintf(key, sizeof key, "probe-longval-%d", rank);
