@@ -48,7 +48,7 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     let mut client = Client::new(backends::start(api, launch, timeout)?, api);
     client.adopt_connection().map_err(refuse)?;
     let id = client.identity();
-    state::set_ready(id.rank, id.size, client.raw_fd());
+    state::set_ready(id.rank, id.size, client.maxes(), client.raw_fd());
     *state = Lifecycle::Ready(Box::new(client));
     Ok(id)
 }

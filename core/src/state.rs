@@ -2,9 +2,10 @@
 //! one lock that serialises the wire; and what may be read without that lock.
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
+use crate::backend::Maxes;
 use crate::client::Client;
 use crate::error::{PmiError, PmiResult};
 use crate::trace;
@@ -26,6 +27,9 @@ static ABORT_FD: AtomicI32 = AtomicI32::new(-1);
 static READY: AtomicBool = AtomicBool::new(false);
 static RANK: AtomicI32 = AtomicI32::new(-1);
 static SIZE: AtomicI32 = AtomicI32::new(-1);
+/// The length maxima, valid while `READY` (the same for the length queries: no traffic,
+/// so no wait either).
+static MAXES: [AtomicUsize; 3] = [const { AtomicUsize::new(0) }; 3];
 
 /// Set in a child of `fork()` (by the handler `PMI_Init` registers): the connection and
 /// the lock belong to the parent, which may even have held the lock at the fork.
@@ -76,10 +80,14 @@ fn not_forked() -> PmiResult<()> {
     }
 }
 
-/// Publish the identity of a client that just became `Ready`, and its fd for aborts.
-pub fn set_ready(rank: i32, size: i32, fd: i32) {
+/// Publish the identity and maxima of a client that just became `Ready`, and its fd for
+/// aborts.
+pub fn set_ready(rank: i32, size: i32, maxes: Maxes, fd: i32) {
     RANK.store(rank, Ordering::SeqCst);
     SIZE.store(size, Ordering::SeqCst);
+    for (slot, n) in MAXES.iter().zip([maxes.kvsname, maxes.key, maxes.value]) {
+        slot.store(n, Ordering::SeqCst);
+    }
     ABORT_FD.store(fd, Ordering::SeqCst);
     READY.store(true, Ordering::SeqCst);
 }
@@ -114,6 +122,19 @@ pub fn rank_and_size() -> PmiResult<(i32, i32)> {
     } else {
         Err(PmiError::Init)
     }
+}
+
+/// The client's length maxima without the lock; `None` before `PMI_Init` and after
+/// `PMI_Finalize`.
+pub fn maxes() -> Option<Maxes> {
+    ready().then(|| {
+        let [kvsname, key, value] = [0, 1, 2].map(|i| MAXES[i].load(Ordering::SeqCst));
+        Maxes {
+            kvsname,
+            key,
+            value,
+        }
+    })
 }
 
 /// Run `f` on the initialized client; `PMI_ERR_INIT` before `PMI_Init` and after

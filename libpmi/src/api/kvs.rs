@@ -8,7 +8,7 @@ use crate::codes::guard;
 use pmi_core::backend::{Maxes, DEFAULT_MAXES};
 use pmi_core::error::PmiError;
 use pmi_core::ffi;
-use pmi_core::state::{self, Lifecycle};
+use pmi_core::state;
 
 /// Write this process group's kvsname into `(buf, length)`.
 ///
@@ -62,8 +62,9 @@ pub unsafe extern "C" fn PMI_Get_kvs_domain_id(id_str: *mut c_char, length: c_in
 
 /// Write one of the maximum lengths: the server's once initialized, the library's
 /// defaults (256, 64, 1024) before `PMI_Init`, after `PMI_Finalize` and in a child forked
-/// from the initialized process (which is not initialized, as `PMI_Initialized` tells it,
-/// and must not take the lock: a thread of the parent may have held it at the fork).
+/// from the initialized process (which is not initialized, as `PMI_Initialized` tells it).
+/// Without the lock: no wait behind another thread's barrier, nor, in a forked child,
+/// for a lock a thread of the parent held at the fork.
 ///
 /// # Safety
 /// `length` is NULL or points to a writable `int`.
@@ -76,10 +77,7 @@ unsafe fn write_max(call: &str, length: *mut c_int, pick: fn(Maxes) -> usize) ->
             let maxes = if state::forked() {
                 DEFAULT_MAXES
             } else {
-                match &*state::lock()? {
-                    Lifecycle::Ready(client) => client.maxes(),
-                    Lifecycle::Uninit | Lifecycle::Finalized => DEFAULT_MAXES,
-                }
+                state::maxes().unwrap_or(DEFAULT_MAXES)
             };
             out.set(pick(maxes) as c_int);
             Ok(())
