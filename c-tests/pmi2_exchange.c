@@ -92,7 +92,8 @@ int main(int argc, char **argv)
             char *end;
             long r = strtol(p, &end, 10);
             CHECKF(end != p && r == ranks[i] && *end == (i + 1 < outlen ? ',' : '\0'),
-                   "localRanks as text: \"%s\", rank %d of the node is %d", ranks_text, i, ranks[i]);
+                   "localRanks as text: \"%s\", rank %d of the node is %d", ranks_text, i,
+                   ranks[i]);
             if (end == p || *end != ',')
                 break;
             p = end + 1;

@@ -86,43 +86,33 @@ int main(void)
             many[i] = "a";
         for (int i = 0; i < 600; i++)
             infos[i].key = (char *)"wdir", infos[i].value = (char *)"/tmp";
+        /* Each spawn below is refused before anything is sent. */
+#define SPAWN(...) PMI2_Job_Spawn(__VA_ARGS__, jobid, sizeof jobid, errors)
         if (!check_backend_is("pmix")) {
-            CHECK_RC(PMI2_Job_Spawn(1, cmds, argcs, argvs, procs, none, NULL, 0, NULL, jobid,
-                                    sizeof jobid, errors),
+            CHECK_RC(SPAWN(1, cmds, argcs, argvs, procs, none, NULL, 0, NULL),
                      PMI2_ERR_INVALID_ARGS);
-            CHECK_RC(PMI2_Job_Spawn(1, cmds, none, argvs, procs, info_sizes, info_vec, 0,
-                                    NULL, jobid, sizeof jobid, errors),
+            CHECK_RC(SPAWN(1, cmds, none, argvs, procs, info_sizes, info_vec, 0, NULL),
                      PMI2_ERR_INVALID_ARGS);
         }
-        CHECK_RC(PMI2_Job_Spawn(1, cmds, one, argvs_semi, procs, none, NULL, 0, NULL, jobid,
-                                sizeof jobid, errors),
+        CHECK_RC(SPAWN(1, cmds, one, argvs_semi, procs, none, NULL, 0, NULL),
                  PMI2_ERR_INVALID_ARGS);
-        CHECK_RC(PMI2_Job_Spawn(1, cmds, none, argvs, procs, none, NULL, 1, preput, jobid,
-                                sizeof jobid, errors),
-                 PMI2_ERR_INVALID_VAL);
+        CHECK_RC(SPAWN(1, cmds, none, argvs, procs, none, NULL, 1, preput), PMI2_ERR_INVALID_VAL);
         /* NULL pointers, and arguments without their count or a count without them. */
         const char *null_cmd[] = {NULL}, *ok_args[] = {"x"};
         const char **argvs_ok[] = {ok_args};
         MPID_Info null_key = {0, 0, 0, NULL, NULL, (char *)"v"};
         const MPID_Info *preput_null[] = {&null_key};
-        CHECK_RC(PMI2_Job_Spawn(1, null_cmd, none, argvs, procs, none, NULL, 0, NULL, jobid,
-                                sizeof jobid, errors),
-                 PMI2_ERR_INVALID_ARG);
-        CHECK_RC(PMI2_Job_Spawn(1, cmds, NULL, argvs_ok, procs, none, NULL, 0, NULL, jobid,
-                                sizeof jobid, errors),
-                 PMI2_ERR_INVALID_ARG);
-        CHECK_RC(PMI2_Job_Spawn(1, cmds, one, NULL, procs, none, NULL, 0, NULL, jobid,
-                                sizeof jobid, errors),
-                 PMI2_ERR_INVALID_ARG);
-        CHECK_RC(PMI2_Job_Spawn(1, cmds, none, argvs, procs, none, NULL, 1, preput_null, jobid,
-                                sizeof jobid, errors),
+        CHECK_RC(SPAWN(1, null_cmd, none, argvs, procs, none, NULL, 0, NULL), PMI2_ERR_INVALID_ARG);
+        CHECK_RC(SPAWN(1, cmds, NULL, argvs_ok, procs, none, NULL, 0, NULL), PMI2_ERR_INVALID_ARG);
+        CHECK_RC(SPAWN(1, cmds, one, NULL, procs, none, NULL, 0, NULL), PMI2_ERR_INVALID_ARG);
+        CHECK_RC(SPAWN(1, cmds, none, argvs, procs, none, NULL, 1, preput_null),
                  PMI2_ERR_INVALID_ARG);
         /* As many processes as an int holds, and one more. */
         const char *two_cmds[] = {"/bin/true", "/bin/true"};
         int huge[] = {INT_MAX, 1}, no_args[] = {0, 0};
-        CHECK_RC(PMI2_Job_Spawn(2, two_cmds, no_args, NULL, huge, no_args, NULL, 0, NULL, jobid,
-                                sizeof jobid, errors),
+        CHECK_RC(SPAWN(2, two_cmds, no_args, NULL, huge, no_args, NULL, 0, NULL),
                  PMI2_ERR_INVALID_SIZE);
+#undef SPAWN
     }
     char mine[64];
     snprintf(mine, sizeof mine, "mine-%d", rank);

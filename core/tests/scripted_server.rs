@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -1054,16 +1055,10 @@ fn a_value_with_a_nul_byte_is_refused_not_cut() {
     finish(server);
 }
 
-#[test]
-fn pmi_timeout_fails_a_call_the_server_never_answers() {
-    // The server reads the barrier and says nothing for 6 s; with a 1 s limit the call
-    // fails after about 1 s (under 5 s: a busy machine may be slow to run it again), and
-    // the connection is broken (later calls fail at once).
-    let (stream, server) = serve(
-        handshake()
-            .expect("cmd=barrier_in\n")
-            .sleep(Duration::from_secs(6)),
-    );
+/// A client of `script` under a 1 s PMI_TIMEOUT whose barrier fails after 0.9 s and
+/// before `under`; the client and the server.
+fn barrier_times_out(script: Script, under: Duration) -> (Client, JoinHandle<Vec<u8>>) {
+    let (stream, server) = serve(script);
     let mut c = conn(stream);
     c.set_timeout(Some(1));
     let mut client = pmi1_backend::client(c, ID, MAX_LINE).expect("init");
@@ -1071,9 +1066,21 @@ fn pmi_timeout_fails_a_call_the_server_never_answers() {
     assert_eq!(client.barrier(), Err(PmiError::Fail));
     let took = start.elapsed();
     assert!(
-        took >= Duration::from_millis(900) && took < Duration::from_secs(5),
+        took >= Duration::from_millis(900) && took < under,
         "{took:?}"
     );
+    (client, server)
+}
+
+#[test]
+fn pmi_timeout_fails_a_call_the_server_never_answers() {
+    // The server reads the barrier and says nothing for 6 s; with a 1 s limit the call
+    // fails after about 1 s (under 5 s: a busy machine may be slow to run it again), and
+    // the connection is broken (later calls fail at once).
+    let script = handshake()
+        .expect("cmd=barrier_in\n")
+        .sleep(Duration::from_secs(6));
+    let (mut client, server) = barrier_times_out(script, Duration::from_secs(5));
     assert_eq!(client.barrier(), Err(PmiError::Fail));
     drop(client);
     finish(server);
@@ -1088,17 +1095,7 @@ fn pmi_timeout_bounds_a_whole_reply_not_each_read() {
     for piece in ["cmd=", "barr", "ier_", "out", "\n"] {
         script = script.sleep(Duration::from_millis(600)).send(piece);
     }
-    let (stream, server) = serve(script);
-    let mut c = conn(stream);
-    c.set_timeout(Some(1));
-    let mut client = pmi1_backend::client(c, ID, MAX_LINE).expect("init");
-    let start = Instant::now();
-    assert_eq!(client.barrier(), Err(PmiError::Fail));
-    let took = start.elapsed();
-    assert!(
-        took >= Duration::from_millis(900) && took < Duration::from_millis(2500),
-        "{took:?}"
-    );
+    let (client, server) = barrier_times_out(script, Duration::from_millis(2500));
     drop(client);
     finish(server);
 }
