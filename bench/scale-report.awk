@@ -11,7 +11,7 @@ BEGIN { FS = "\t"; MEM_ALLOWANCE_KB = 4 }
 FILENAME ~ /mixed\.tsv$/ {
     g = $1 SUBSEP $2 SUBSEP $3
     if (!(g in mseen)) { mseen[g] = 1; mgroups[++nmg] = g }
-    if ($9 != 1) { mbad[g, $4] = 1; next }
+    if ($9 != 1) { if (!((g, $4) in mbad)) mfailed[g]++; mbad[g, $4] = 1; next }
     if (!((g, $4) in mrseen)) { mrseen[g, $4] = 1; mreps[g, ++nmr[g]] = $4 }
     mcpu[g, $4, $5] = $7; mpriv[g, $4, $5] = $8
     next
@@ -53,7 +53,7 @@ function ref_of(L, c) {
 }
 # ratio(k, kref): "median [q1–q3]" of the per-repetition ratios of k's wall time to kref's.
 function ratio(k, kref,    a, m, r) {
-    m = 0
+    m = 0; ratio_med = ""
     for (r = 1; r <= reps; r++)
         if (((k, r) in wall) && ((kref, r) in wall) && wall[kref, r] > 0) a[++m] = wall[k, r] / wall[kref, r]
     if (m == 0) return ""
@@ -76,10 +76,11 @@ END {
     rtxt = ""
     for (z = 1; z <= nn; z++) rtxt = rtxt (z > 1 ? ", " : "") reps_at[sizes[z]] " at n = " sizes[z]
     print "Whole job from the launcher's start to its exit (`bench/jobtime.c`), median of the paired"
-    print "repetitions (" rtxt "), each client first in turn; per rank, the CPU time, the peak RSS and the"
-    print "private memory (Private_Dirty of /proc/self/smaps_rollup: the pages the rank wrote,"
-    print "not the shared page cache that the RSS counts too) each rank reported after its last"
-    print "barrier (mean over the ranks, median over the jobs); the"
+    print "repetitions (" rtxt "), each client first in turn; per rank, the CPU time, the peak RSS"
+    print "(VmHWM: the rank's own since its exec) and the private memory (Private_Dirty of"
+    print "/proc/self/smaps_rollup: the pages the rank wrote, not the shared page cache that the"
+    print "RSS counts too) each rank reported after its last barrier (mean over the ranks, median"
+    print "over the jobs; a failed job is left out and counted beside the figure); the"
     print "launcher's own CPU is the launcher command's and its waited-for descendants' less the"
     print "ranks' (under srun, and prterun across hosts, the command's alone: slurmstepd and the"
     print "other hosts' daemons are not counted). Ratio: the median of the"
@@ -96,8 +97,14 @@ END {
             rc = ref_of(p[1], p[3]); rtxt = ""
             if (rc != "") {
                 kr = p[1] SUBSEP p[2] SUBSEP sizes[z] SUBSEP rc
-                if (kr in seen) { rtxt = ratio(k, kr); if (rtxt != "") rtxt = rtxt " " rc
-                    target[p[1], p[2], sizes[z], p[3]] = ratio_med }
+                if (kr in seen) {
+                    rtxt = ratio(k, kr)
+                    if (rtxt != "") { rtxt = rtxt " " rc; target[p[1], p[2], sizes[z], p[3]] = ratio_med }
+                    # Jobs that failed on either side are not in the pairs: said, and
+                    # the library's own make the cell a miss (tg).
+                    if (failed[k] || failed[kr])
+                        tfail[p[1], p[2], sizes[z], p[3]] = sprintf("%d of %d failed, %s %d of %d", failed[k], jobs[k], rc, failed[kr], jobs[kr])
+                }
             }
             printf "| %s | %s | %d | %s | %.3f%s | %s | %.1f | %.0f | %.0f | %.2f |\n", p[1], p[2], sizes[z], p[3],
                 med(w, k), failed[k] ? " (" failed[k] " failed)" : "", rtxt, med(cpu, k), med(rss, k), med(priv, k), med(own, k)
@@ -157,14 +164,16 @@ function mixed(    z, g, p, i, r, m, a, b, cl, cm, cr, met, txt, d, pl, pm, mmet
             pl[m] = mpriv[g, r, "lib"]; pm[m] = mpriv[g, r, "mpich"]; d[m] = pl[m] - pm[m]
         }
         if (!m) { printf "| %s | %s | %d | failed | | | | | | | |\n", p[1], p[2], p[3]; met = mmet = 0; continue }
-        printf "| %s | %s | %d | %d | %.2f | %.2f | %.2f | %.3f× [%.3f–%.3f] | %.3f× [%.3f–%.3f] | %.0f, %.0f | %+.1f [%+.1f – %+.1f] |\n",
-            p[1], p[2], p[3], m, q(cl, m, 0.5), q(cm, m, 0.5), q(cr, m, 0.5),
+        printf "| %s | %s | %d | %d%s | %.2f | %.2f | %.2f | %.3f× [%.3f–%.3f] | %.3f× [%.3f–%.3f] | %.0f, %.0f | %+.1f [%+.1f – %+.1f] |\n",
+            p[1], p[2], p[3], m, mfailed[g] ? " (" mfailed[g] " failed)" : "", q(cl, m, 0.5), q(cm, m, 0.5), q(cr, m, 0.5),
             q(a, m, 0.5), q(a, m, 0.25), q(a, m, 0.75), q(b, m, 0.5), q(b, m, 0.25), q(b, m, 0.75),
             q(pl, m, 0.5), q(pm, m, 0.5), q(d, m, 0.5), q(d, m, 0.25), q(d, m, 0.75)
-        if (q(a, m, 0.5) > 1.00) met = 0
-        if (q(d, m, 0.5) > MEM_ALLOWANCE_KB) mmet = 0
-        txt = txt (txt == "" ? "" : "; ") p[1] ", " lname(p[2]) ", n = " p[3] ": " sprintf("%.3f", q(a, m, 0.5))
-        mtxt = mtxt (mtxt == "" ? "" : "; ") p[1] ", " lname(p[2]) ", n = " p[3] ": " sprintf("%+.1f", q(d, m, 0.5))
+        # A cell with failed jobs (a rank of any client) is not taken as met.
+        if (q(a, m, 0.5) > 1.00 || mfailed[g]) met = 0
+        if (q(d, m, 0.5) > MEM_ALLOWANCE_KB || mfailed[g]) mmet = 0
+        ftxt = mfailed[g] ? " (failed jobs: " mfailed[g] ")" : ""
+        txt = txt (txt == "" ? "" : "; ") p[1] ", " lname(p[2]) ", n = " p[3] ": " sprintf("%.3f", q(a, m, 0.5)) ftxt
+        mtxt = mtxt (mtxt == "" ? "" : "; ") p[1] ", " lname(p[2]) ", n = " p[3] ": " sprintf("%+.1f", q(d, m, 0.5)) ftxt
     }
     print ""
     printf "Target, per rank in one job: this library ≤ MPICH's simple client (≤ 1.00×): %s (%s).\n",
@@ -182,7 +191,14 @@ function tg(what, L, c, limit,    l, z, all, txt, any) {
                 any = 1; x = target[L, layouts[l], sizes[z], c]
                 txt = txt sprintf("%s%d: %.3f", txt == "" ? "" : ", ", sizes[z], x)
                 if (x > limit) all = 0
-            } else if ((L SUBSEP layouts[l] SUBSEP sizes[z] SUBSEP c) in seen) { all = 0; txt = txt sprintf("%s%d: failed", txt == "" ? "" : ", ", sizes[z]) }
+                if ((L, layouts[l], sizes[z], c) in tfail) {
+                    txt = txt " (" tfail[L, layouts[l], sizes[z], c] ")"
+                    if (failed[L SUBSEP layouts[l] SUBSEP sizes[z] SUBSEP c]) all = 0
+                }
+            } else if ((L SUBSEP layouts[l] SUBSEP sizes[z] SUBSEP c) in seen) {
+                all = 0; txt = txt sprintf("%s%d: no pair", txt == "" ? "" : ", ", sizes[z])
+                if ((L, layouts[l], sizes[z], c) in tfail) txt = txt " (" tfail[L, layouts[l], sizes[z], c] ")"
+            }
         if (any) printf "| %s | %s, %s | %s | %s |\n", what, L, lname(layouts[l]), all ? "**met**" : "**missed**", txt
     }
 }

@@ -66,7 +66,7 @@ mkdir -p "$OUT"
 # Not run: PMI-2 under Hydra 4.0.2 on one host from n = 256 (this library's PMI-2 job
 # was killed after 300 s at 256, MPICH's simple PMI-2 client's after 200 s at 256 with
 # mpiexec's "write error (Interrupted system call)" in fn_kvs_put, and both after 300 s
-# at 512; over four hosts both finished at 512 in about 40 s).
+# at 512; over four hosts both finished at 512, in 55 s and 48 s in the run at 748f151).
 SKIPPED="PMI-2 (lib2, mpich2) under hydra4 on one host at n ≥ 256: Hydra 4.0.2's PMI-2 \
 server did not finish for either client (this library's killed after 300 s, MPICH's \
 simple PMI-2 client's after 200 s, its mpiexec failing to write a kvs-put reply)"
@@ -74,6 +74,10 @@ simple PMI-2 client's after 200 s, its mpiexec failing to write a kvs-put reply)
 if [ "${SCALE_REPORT_ONLY:-0}" != 1 ]; then
 rm -f "$OUT"/job.* "$OUT"/mixed.* "$OUT/scale.tsv"
 : >"$OUT/scale.tsv"
+# What the report says of its jobs (kept with them: SCALE_REPORT_ONLY=1 reports them again).
+echo "Jobs run from $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs, load average" \
+    "$(cut -d' ' -f1-3 /proc/loadavg) at the start; library $("$root/bench/commit.sh")." \
+    >"$OUT/stamp"
 
 # The launchers are the one harness's (scripts/harness.sh): KIND on one host, KIND-vc
 # over the cluster's hosts (four of them here). More tasks than Slurm's CPUs: overcommit,
@@ -233,6 +237,7 @@ fi
 "$root/bench/scale-report.awk" -v svg="$root/docs/scale.svg" \
     "$OUT/scale.tsv" $([ -s "$OUT/mixed.tsv" ] && echo "$OUT/mixed.tsv") >"$OUT/scale.md"
 printf '\nNot run: %s.\n' "$SKIPPED" >>"$OUT/scale.md"
+[ ! -s "$OUT/stamp" ] || printf '\n%s\n' "$(cat "$OUT/stamp")" >>"$OUT/scale.md"
 cat "$OUT/scale.md"
 # Into BENCHMARKS.md, between its markers (added at the end the first time).
 bm=$root/BENCHMARKS.md
