@@ -101,6 +101,12 @@ pub struct PortEnv {
 /// process without a PMI-1 connection (see [`LAUNCHERS`]): falling back silently would
 /// turn an N-rank job into N copies of rank 0 (flux-core#5714).
 pub fn launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, String> {
+    // Asked for in so many words (independent singletons on purpose, e.g. a task farm
+    // under srun --mpi=none or --mpi=pmix, or a program a rank runs with system(), which
+    // inherits the rank's PMI_FD, PMI_PORT and PMI_ID): over every other variable.
+    if lookup("PMI_SINGLETON").is_some_and(|v| v == "1") {
+        return Ok(Launch::Singleton);
+    }
     if lookup("PMI_FD").is_some() {
         return job_env(lookup).map(Launch::Fd);
     }
@@ -114,15 +120,12 @@ pub fn launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, Strin
             spawned: spawned(lookup)?,
         }));
     }
-    // Asked for in so many words (independent singletons on purpose, e.g. a task farm
-    // under srun --mpi=none or --mpi=pmix).
-    if lookup("PMI_SINGLETON").is_some_and(|v| v == "1") {
-        return Ok(Launch::Singleton);
-    }
-    if let Some((name, value)) = PMIX_MARKERS
-        .iter()
-        .find_map(|&name| lookup(name).map(|value| (name, value)))
-    {
+    // (An empty variable says nothing, as a launcher's below: a wrapper clearing them.)
+    if let Some((name, value)) = PMIX_MARKERS.iter().find_map(|&name| {
+        lookup(name)
+            .filter(|value| !value.is_empty())
+            .map(|value| (name, value))
+    }) {
         return pmix_env(lookup, name, &value).map(Launch::Pmix);
     }
     singleton_allowed(lookup)?;
@@ -620,6 +623,24 @@ mod tests {
         assert_eq!(launch(&lookup_from(&[])), Ok(Launch::Singleton));
         let alone = lookup_from(&[("PMI_SIZE", "1"), ("PMI_RANK", "0")]);
         assert_eq!(launch(&alone), Ok(Launch::Singleton));
+        // PMI_SINGLETON=1 over every other variable (a program a rank runs with system()
+        // inherits its PMI_FD, closed, or its PMI_PORT and PMI_ID).
+        for inherited in [
+            &[("PMI_FD", "3"), ("PMI_RANK", "2"), ("PMI_SIZE", "4")][..],
+            &[("PMI_PORT", "h:1"), ("PMI_ID", "2")],
+            &[("PMIX_NAMESPACE", "job"), ("PMIX_RANK", "2")],
+        ] {
+            let mut vars = inherited.to_vec();
+            vars.push(("PMI_SINGLETON", "1"));
+            assert_eq!(
+                launch(&lookup_from(&vars)),
+                Ok(Launch::Singleton),
+                "{vars:?}"
+            );
+        }
+        // An empty PMIx variable says nothing (a wrapper that cleared it).
+        let cleared = lookup_from(&[("PMIX_NAMESPACE", ""), ("PMIX_RANK", "")]);
+        assert_eq!(launch(&cleared), Ok(Launch::Singleton));
     }
 
     #[test]
