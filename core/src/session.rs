@@ -36,8 +36,9 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     let timeout = env::timeout(&lookup).map_err(refuse)?;
     let launch = env::launch(&lookup).map_err(refuse)?;
     // One connection, one library: the other PMI library of this process, initialized,
-    // owns PMI_FD (or PMI_PORT's PMI_ID).
-    if matches!(launch, Launch::Fd(_) | Launch::Port(_)) {
+    // owns PMI_FD (or PMI_PORT's PMI_ID); under PMIx the two would share one PMIx client
+    // and each put its own key directory under the same keys (libpmi:dir:F).
+    if matches!(launch, Launch::Fd(_) | Launch::Port(_) | Launch::Pmix(_)) {
         if let Some(sibling) = sibling::initialized_sibling(api) {
             return Err(refuse(format!(
                 "{sibling} is initialized in this process and owns its connection to the \

@@ -1,7 +1,8 @@
 //! The other PMI library of this process. A program may load both `libpmi.so.0` and
 //! `libpmi2.so.0` (an MPI using one, a tool the other); each would take the same
 //! `PMI_FD`, or connect to `PMI_PORT` with the same `PMI_ID`, and Hydra's proxy then
-//! asserts (5.0.2) or the first barrier never returns (4.0.2). So the second to
+//! asserts (5.0.2) or the first barrier never returns (4.0.2); under PMIx both would
+//! share one PMIx client and put their key directories under the same keys. So the second to
 //! initialize asks the first whether it is initialized, and is refused if so: linked
 //! into the same program from the static archives, through a weak reference
 //! (`sibling.c`); else through the loader. The one home here of the loader calls; only
