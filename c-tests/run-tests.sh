@@ -144,6 +144,10 @@ H=("${HYDRA[@]}" -launcher fork)
 run stale-jobid-pmi2-ring 0 --expect log "deviation ring-unsupported" -- \
     env PMI_JOBID=1644.0 CHECK_DEVIATIONS=ring-unsupported "${H[@]}" -n 4 "$b/pmi2_ring"
 run stale-jobid-validation 0 -- env PMI_JOBID=1644.0 "${H[@]}" -n 2 "$b/validation"
+# An outer job's PMI_FD, closed, beside -pmi-port's PMI_PORT (Hydra leaves PMI_FD as it
+# finds it there): the port is taken, with one warning line.
+run stale-fd-port-n2 0 --expect log "PMI_FD=97 is not open" -- \
+    env PMI_FD=97 "${H[@]}" -pmi-port -n 2 "$b/exchange"
 # Both libraries in one process: the second to initialize is refused with one line
 # naming the first (under -pmi-port both connected with the same PMI_ID before).
 for mode in "" -pmi-port; do

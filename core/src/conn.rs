@@ -367,6 +367,12 @@ impl Drop for Conn {
 /// stale `PMI_FD` inherited by a program that then opened its own sockets names one of
 /// those. Five system calls when the fd is good (every rank of a job makes them); the
 /// listening check is made only to name a refusal.
+/// Whether `fd` is an open descriptor of this process.
+pub fn fd_is_open(fd: RawFd) -> bool {
+    // SAFETY: F_GETFD only reads the descriptor flags of `fd`; a closed fd gives EBADF.
+    unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
+}
+
 fn check_pmi_fd(fd: RawFd) -> Result<(), String> {
     // SAFETY: F_GETFD only reads the descriptor flags of `fd`; a closed fd gives EBADF.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };

@@ -132,6 +132,20 @@ pub fn launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, Strin
     Ok(Launch::Singleton)
 }
 
+/// `PMI_FD`'s number, when it is one.
+pub fn pmi_fd(lookup: &dyn Fn(&str) -> Option<OsString>) -> Option<i32> {
+    lookup("PMI_FD").and_then(|v| number(&v))
+}
+
+/// Whether the environment names a launch other than `PMI_FD`: `PMI_PORT`, or a PMIx
+/// server (a non-empty `PMIX_*` marker).
+pub fn names_another_launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
+    lookup("PMI_PORT").is_some()
+        || PMIX_MARKERS
+            .iter()
+            .any(|&name| lookup(name).is_some_and(|v| !v.is_empty()))
+}
+
 fn pmix_env(
     lookup: &dyn Fn(&str) -> Option<OsString>,
     name: &str,
@@ -638,6 +652,19 @@ mod tests {
                 "{vars:?}"
             );
         }
+        // What a stale PMI_FD is judged beside (session::init): another launch named.
+        assert_eq!(pmi_fd(&lookup_from(&[("PMI_FD", "97")])), Some(97));
+        assert_eq!(pmi_fd(&lookup_from(&[("PMI_FD", "x")])), None);
+        assert!(names_another_launch(&lookup_from(&[
+            ("PMI_FD", "3"),
+            ("PMI_PORT", "h:1")
+        ])));
+        assert!(names_another_launch(&lookup_from(&[("PMIX_RANK", "0")])));
+        assert!(!names_another_launch(&lookup_from(&[("PMIX_RANK", "")])));
+        assert!(!names_another_launch(&lookup_from(&[
+            ("PMI_FD", "3"),
+            ("PMI_SIZE", "2")
+        ])));
         // An empty PMIx variable says nothing (a wrapper that cleared it).
         let cleared = lookup_from(&[("PMIX_NAMESPACE", ""), ("PMIX_RANK", "")]);
         assert_eq!(launch(&cleared), Ok(Launch::Singleton));

@@ -7,7 +7,7 @@ use libc::c_char;
 use crate::backend::Identity;
 use crate::backends::{self, pmix_lib};
 use crate::client::Client;
-use crate::conn::Conn;
+use crate::conn::{self, Conn};
 use crate::env::{self, Launch};
 use crate::error::{PmiError, PmiResult};
 use crate::rules::Api;
@@ -34,7 +34,23 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     trace::set_enabled(env::debug_requested(&lookup));
     let refuse = |why: String| trace::fatal(format_args!("{call}: {why}"));
     let timeout = env::timeout(&lookup).map_err(refuse)?;
-    let launch = env::launch(&lookup).map_err(refuse)?;
+    // A PMI_FD that is not open beside another launch's variables (PMI_PORT, a PMIx
+    // server's) is an outer job's: `prterun` or `mpiexec -pmi-port` run inside a Slurm
+    // step that set PMI_FD, whose fd the launcher closed. The other launch, then.
+    let stale_fd = env::pmi_fd(&lookup)
+        .filter(|&fd| !conn::fd_is_open(fd) && env::names_another_launch(&lookup));
+    let without_fd = |name: &str| (name != "PMI_FD").then(|| lookup(name)).flatten();
+    let launch = match stale_fd {
+        Some(fd) => {
+            trace::warn(format_args!(
+                "{call}: PMI_FD={fd} is not open (an outer job's, left in the environment): \
+                 using the launch PMI_PORT or the PMIx server names"
+            ));
+            env::launch(&without_fd)
+        }
+        None => env::launch(&lookup),
+    }
+    .map_err(refuse)?;
     // One connection, one library: the other PMI library of this process, initialized,
     // owns PMI_FD (or PMI_PORT's PMI_ID); under PMIx the two would share one PMIx client
     // and each put its own key directory under the same keys (libpmi:dir:F).
