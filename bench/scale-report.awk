@@ -76,7 +76,7 @@ END {
     rtxt = ""
     for (z = 1; z <= nn; z++) rtxt = rtxt (z > 1 ? ", " : "") reps_at[sizes[z]] " at n = " sizes[z]
     print "Whole job from the launcher's start to its exit (`bench/jobtime.c`), median of the paired"
-    print "repetitions (" rtxt "), each client first in turn; per rank, the CPU time, the peak RSS"
+    print "repetitions (" rtxt "), a client and its reference back to back, either first in turn; per rank, the CPU time, the peak RSS"
     print "(VmHWM: the rank's own since its exec) and the private memory (Private_Dirty of"
     print "/proc/self/smaps_rollup: the pages the rank wrote, not the shared page cache that the"
     print "RSS counts too) each rank reported after its last barrier (mean over the ranks, median"

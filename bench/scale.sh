@@ -2,8 +2,8 @@
 # `make bench-scale` (the last part of `make bench`): the wire-up at scale, whole jobs as a
 # user waits for them. For n in SCALE_SIZES, on one host and over the four hosts of the
 # virtual cluster (scripts/cluster.sh), every launcher with each client it can run, in
-# SCALE_REPS paired repetitions (each client first in turn). Writes $OUT/scale.tsv (one
-# line a job), $OUT/scale.md (the tables), docs/scale.svg (the curves) and the section
+# SCALE_REPS paired repetitions (a client and its reference back to back, either first in
+# turn). Writes $OUT/scale.tsv (one line a job), $OUT/scale.md (the tables), docs/scale.svg (the curves) and the section
 # between the scale markers of BENCHMARKS.md. Needs root (Slurm, the hosts); stops what
 # it started.
 #
@@ -92,6 +92,24 @@ eval "$setup"
 trap '"$root/scripts/launchers.sh" stop >/dev/null 2>&1' EXIT
 # shellcheck source=scripts/harness.sh
 source "$root/scripts/harness.sh" "$OUT/harness"
+
+# ref_client LAUNCHER CLIENT: the client CLIENT is held against (scale-report.awk's
+# ref_of), or nothing.
+ref_client() {
+    case $1:$2 in
+        hydra4:lib | srun:lib) echo mpich ;;
+        hydra4:lib2 | srun:lib2) echo mpich2 ;;
+        *:lib) echo pmix ;;
+    esac
+}
+# is_ref_here LAUNCHER CLIENT CLIENTS...: whether CLIENT is the reference of another of
+# CLIENTS (it runs in that one's unit).
+is_ref_here() {
+    local kind=$1 c=$2 o
+    shift 2
+    for o in "$@"; do [ "$(ref_client "$kind" "$o")" != "$c" ] || return 0; done
+    return 1
+}
 
 clients_of() { # LAUNCHER N LAYOUT
     if [ "$1" = hydra4 ] && [ "$2" -ge 256 ] && [ "$3" = 1 ]; then
@@ -206,10 +224,27 @@ for lay in $LAYOUTS; do
                 cl=("${kept[@]}")
             fi
             say "$kind, layout $lay, n = $n: ${cl[*]} x $(reps_at "$n")"
+            # A client and its reference run back to back, the one first in odd
+            # repetitions, the other in even ones (with 3 repetitions, 2 against 1);
+            # the units' order turns with each repetition.
+            units=()
+            for c in "${cl[@]}"; do
+                r=$(ref_client "$kind" "$c")
+                if [ -n "$r" ] && [[ " ${cl[*]} " == *" $r "* ]]; then
+                    units+=("$c $r")
+                elif ! is_ref_here "$kind" "$c" "${cl[@]}"; then
+                    units+=("$c")
+                fi
+            done
             for rep in $(seq "$(reps_at "$n")"); do
-                for i in $(seq 0 $((${#cl[@]} - 1))); do
-                    job "$kind" "$lay" "$n" "${cl[$(((rep + i) % ${#cl[@]}))]}" "$rep"
-                    total=$((total + 1))
+                for i in $(seq 0 $((${#units[@]} - 1))); do
+                    read -r a b <<<"${units[$(((rep + i) % ${#units[@]}))]}"
+                    run=("$a" ${b:+"$b"})
+                    [ -z "$b" ] || [ $((rep % 2)) = 1 ] || run=("$b" "$a")
+                    for c in "${run[@]}"; do
+                        job "$kind" "$lay" "$n" "$c" "$rep"
+                        total=$((total + 1))
+                    done
                 done
             done
         done
