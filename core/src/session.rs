@@ -37,8 +37,12 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     // A PMI_FD that is not open beside another launch's variables (PMI_PORT, a PMIx
     // server's) is an outer job's: `prterun` or `mpiexec -pmi-port` run inside a Slurm
     // step that set PMI_FD, whose fd the launcher closed. The other launch, then.
-    let stale_fd = env::pmi_fd(&lookup)
-        .filter(|&fd| !conn::fd_is_open(fd) && env::names_another_launch(&lookup));
+    // (Not said under PMI_SINGLETON=1, which wins over both.)
+    let stale_fd = env::pmi_fd(&lookup).filter(|&fd| {
+        !conn::fd_is_open(fd)
+            && env::names_another_launch(&lookup)
+            && lookup("PMI_SINGLETON").is_none_or(|v| v != "1")
+    });
     let without_fd = |name: &str| (name != "PMI_FD").then(|| lookup(name)).flatten();
     let launch = match stale_fd {
         Some(fd) => {
