@@ -101,10 +101,7 @@ pub struct PortEnv {
 /// process without a PMI-1 connection (see [`LAUNCHERS`]): falling back silently would
 /// turn an N-rank job into N copies of rank 0 (flux-core#5714).
 pub fn launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, String> {
-    // Asked for in so many words (independent singletons on purpose, e.g. a task farm
-    // under srun --mpi=none or --mpi=pmix, or a program a rank runs with system(), which
-    // inherits the rank's PMI_FD, PMI_PORT and PMI_ID): over every other variable.
-    if lookup("PMI_SINGLETON").is_some_and(|v| v == "1") {
+    if singleton_requested(lookup) {
         return Ok(Launch::Singleton);
     }
     if lookup("PMI_FD").is_some() {
@@ -120,16 +117,29 @@ pub fn launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, Strin
             spawned: spawned(lookup)?,
         }));
     }
-    // (An empty variable says nothing, as a launcher's below: a wrapper clearing them.)
-    if let Some((name, value)) = PMIX_MARKERS.iter().find_map(|&name| {
-        lookup(name)
-            .filter(|value| !value.is_empty())
-            .map(|value| (name, value))
-    }) {
+    if let Some((name, value)) = pmix_marker(lookup) {
         return pmix_env(lookup, name, &value).map(Launch::Pmix);
     }
     singleton_allowed(lookup)?;
     Ok(Launch::Singleton)
+}
+
+/// `PMI_SINGLETON=1`: asked for in so many words (independent singletons on purpose,
+/// e.g. a task farm under srun --mpi=none or --mpi=pmix, or a program a rank runs with
+/// system(), which inherits the rank's PMI_FD, PMI_PORT and PMI_ID). It wins over every
+/// other variable.
+pub fn singleton_requested(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
+    lookup("PMI_SINGLETON").is_some_and(|v| v == "1")
+}
+
+/// The first PMIx server variable set, and its value. An empty one says nothing, as a
+/// launcher's (a wrapper clearing them).
+fn pmix_marker(lookup: &dyn Fn(&str) -> Option<OsString>) -> Option<(&'static str, OsString)> {
+    PMIX_MARKERS.iter().find_map(|&name| {
+        lookup(name)
+            .filter(|value| !value.is_empty())
+            .map(|value| (name, value))
+    })
 }
 
 /// `PMI_FD`'s number, when it is one.
@@ -140,10 +150,7 @@ pub fn pmi_fd(lookup: &dyn Fn(&str) -> Option<OsString>) -> Option<i32> {
 /// Whether the environment names a launch other than `PMI_FD`: `PMI_PORT`, or a PMIx
 /// server (a non-empty `PMIX_*` marker).
 pub fn names_another_launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
-    lookup("PMI_PORT").is_some()
-        || PMIX_MARKERS
-            .iter()
-            .any(|&name| lookup(name).is_some_and(|v| !v.is_empty()))
+    lookup("PMI_PORT").is_some() || pmix_marker(lookup).is_some()
 }
 
 fn pmix_env(

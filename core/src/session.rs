@@ -41,7 +41,7 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     let stale_fd = env::pmi_fd(&lookup).filter(|&fd| {
         !conn::fd_is_open(fd)
             && env::names_another_launch(&lookup)
-            && lookup("PMI_SINGLETON").is_none_or(|v| v != "1")
+            && !env::singleton_requested(&lookup)
     });
     let without_fd = |name: &str| (name != "PMI_FD").then(|| lookup(name)).flatten();
     let launch = match stale_fd {
