@@ -130,8 +130,8 @@ typedef struct PMI2_Connect_comm {
 typedef struct PMI2_Connect_comm PMI2_Connect_comm_t;
 
 /**
- * An info entry, as Slurm's and MPICH's `pmi2.h` lay it out (MPICH's `MPIR_Info` has
- * the same fields); spawn reads `key` and `value` of each.
+ * An info entry, as Slurm's `pmi2.h` lays it out (MPICH's leaves its `MPIR_Info`
+ * opaque, and MPICH lays it out otherwise); spawn reads `key` and `value` of each.
  */
 typedef struct MPID_Info {
   int handle;

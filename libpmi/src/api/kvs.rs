@@ -145,8 +145,9 @@ pub unsafe extern "C" fn PMI_KVS_Get_value_length_max(length: *mut c_int) -> c_i
 /// `PMI_ERR_INVALID_KEY` if `key` is empty, holds a space, `=` or a control character,
 /// or was put before with another value; `PMI_ERR_INVALID_KEY_LENGTH` if it is longer
 /// than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` is empty (RFC 13's
-/// `string` has at least one character) or holds a newline, carriage return or other
-/// control character but tab; `PMI_ERR_INVALID_VAL_LENGTH` if
+/// `string` has at least one character), holds a newline, carriage return or other
+/// control character but tab, or ends in ` found=TRUE` or ` found=FALSE` (Hydra 4.1.1 to
+/// 4.2.0 append that field to a get reply's value); `PMI_ERR_INVALID_VAL_LENGTH` if
 /// it is longer than the value maximum less one; `PMI_ERR_INIT` if not initialized;
 /// `PMI_FAIL` if the server fails. Nothing is sent when an argument is refused.
 ///
@@ -205,8 +206,9 @@ pub unsafe extern "C" fn PMI_KVS_Commit(kvsname: *const c_char) -> c_int {
 }
 
 /// Copy the value of `key` in `kvsname`, and its NUL, into `value`, which has `length`
-/// bytes (`get`, one round trip; a key read twice is answered from a cache afterwards,
-/// because RFC 13 keys are put once).
+/// bytes (`get`, one round trip; none for a key this process put, nor for a key read
+/// again among the last 8 keys read, which a cache of at most 4 MiB keeps, because
+/// RFC 13 keys are put once).
 ///
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL;
 /// `PMI_ERR_INVALID_LENGTH` if `length` < 1 or the value and its NUL do not fit (nothing

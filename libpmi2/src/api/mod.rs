@@ -25,8 +25,8 @@ pub const PMI2_MAX_ATTRVALUE: c_int = 1024;
 /// "No hint" for `PMI2_KVS_Get`'s `src_pmi_id`.
 pub const PMI2_ID_NULL: c_int = -1;
 
-/// An info entry, as Slurm's and MPICH's `pmi2.h` lay it out (MPICH's `MPIR_Info` has
-/// the same fields); spawn reads `key` and `value` of each.
+/// An info entry, as Slurm's `pmi2.h` lays it out (MPICH's leaves its `MPIR_Info`
+/// opaque, and MPICH lays it out otherwise); spawn reads `key` and `value` of each.
 #[repr(C)]
 pub struct MPID_Info {
     pub handle: c_int,
