@@ -202,6 +202,31 @@ fn a_missing_key_is_invalid_key_both_ways_servers_say_it() {
 }
 
 #[test]
+fn the_specs_flag_field_is_read_as_found() {
+    // The PMI-2 wire's text names the field `flag` (Hydra and Slurm send `found`).
+    let (mut client, server) = client2(
+        jobid()
+            .exchange_frames(
+                "cmd=kvs-get;jobid=kvs_3162_0;srcid=-1;key=none;",
+                "cmd=kvs-get-response;flag=false;rc=0;",
+            )
+            .exchange_frames(
+                "cmd=kvs-get;jobid=kvs_3162_0;srcid=-1;key=empty;",
+                "cmd=kvs-get-response;flag=false;value=;rc=0;",
+            )
+            .exchange_frames(
+                "cmd=kvs-get;jobid=kvs_3162_0;srcid=-1;key=k;",
+                "cmd=kvs-get-response;flag=true;value=v;rc=0;",
+            ),
+    );
+    assert_eq!(client.get_own(b"none", None), Err(PmiError::InvalidKey));
+    assert_eq!(client.get_own(b"empty", None), Err(PmiError::InvalidKey));
+    assert_eq!(client.get_own(b"k", None).as_deref(), Ok(&b"v"[..]));
+    drop(client);
+    finish(server);
+}
+
+#[test]
 fn the_clique_comes_from_the_job_attribute() {
     let (mut client, server) = client2(jobid().exchange_frames(
         "cmd=info-getjobattr;key=PMI_process_mapping;",

@@ -139,12 +139,14 @@ impl Pmi2Wire {
     }
 
     /// A request whose reply says `found` (a key, an attribute, a name): true with the
-    /// value in `self.value`, or false when the server has none.
+    /// value in `self.value`, or false when the server has none. The servers here send
+    /// `found`; the PMI-2 wire's text names the field `flag`, which is read too.
     fn lookup(&mut self, call: &str, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<bool> {
         self.exchange(cmd, fields)?;
         let reply = &self.reply;
         let value = reply.get(b"value").or_else(|| reply.get(b"port"));
-        match (reply.flag(b"found"), reply.rc(), value) {
+        let found = reply.flag(b"found").or_else(|| reply.flag(b"flag"));
+        match (found, reply.rc(), value) {
             (Some(false), _, _) => Ok(false),
             (_, Some(0), Some(value)) => {
                 self.value.clear();

@@ -223,7 +223,11 @@ fn layout_attr(c: &mut pmi_core::client::Client, name: &[u8]) -> PmiResult<Optio
     Ok(match name {
         b"localRanksCount" => Some(c.clique_size()?.to_string().into_bytes()),
         b"localRanks" => {
-            let mut ranks = vec![0; c.clique_size()?];
+            // The size is the server's: a failed allocation is PMI2_ERR_NOMEM, not an abort.
+            let size = c.clique_size()?;
+            let mut ranks = Vec::new();
+            ranks.try_reserve_exact(size).map_err(|_| PmiError::NoMem)?;
+            ranks.resize(size, 0);
             c.clique_into(&mut ranks)?;
             let mut text = String::new();
             for (i, r) in ranks.iter().enumerate() {
