@@ -37,7 +37,10 @@ int main(void)
     CHECK(strcmp(value, "v with spaces") == 0);
     CHECK_RC(PMI_KVS_Get(kvs, "k", value, 5), PMI_ERR_INVALID_LENGTH);
     CHECK_RC(PMI_KVS_Get(kvs, "missing", value, sizeof value), PMI_ERR_INVALID_KEY);
-    CHECK_RC(PMI_KVS_Get(kvs, "PMI_process_mapping", value, sizeof value), PMI_ERR_INVALID_KEY);
+    /* The process manager's layout key (RFC 13: it SHALL be provided): one process on one
+     * node. */
+    CHECK_RC(PMI_KVS_Get(kvs, "PMI_process_mapping", value, sizeof value), PMI_SUCCESS);
+    CHECKF(strcmp(value, "(vector,(0,1,1))") == 0, "PMI_process_mapping is '%s'", value);
 
     /* Nobody to publish to or spawn from. */
     CHECK_RC(PMI_Publish_name("svc", "port"), PMI_FAIL);

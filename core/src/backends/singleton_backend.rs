@@ -9,6 +9,11 @@ use crate::rules::{Api, Op};
 use crate::store::Store;
 use crate::trace;
 
+/// The layout of a job of one process (RFC 13: one block, node 0, one node, one process
+/// on it), as the process manager's key.
+const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
+const MAPPING: &[u8] = b"(vector,(0,1,1))";
+
 pub struct Singleton {
     /// Whose calls these are, for messages.
     api: Api,
@@ -84,9 +89,23 @@ impl Backend for Singleton {
         Ok(())
     }
 
-    /// Every key there is was put by this process.
+    /// Every key there is was put by this process, but `PMI_process_mapping`, which
+    /// RFC 13's process manager provides: this one process on its one node.
     fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
-        self.kvs.get(key).ok_or(PmiError::InvalidKey)
+        match self.kvs.get(key) {
+            Some(value) => Ok(value),
+            None if key == MAPPING_KEY => Ok(MAPPING),
+            None => Err(PmiError::InvalidKey),
+        }
+    }
+
+    /// PMI-2's job attributes: the universe size, and the layout as the get gives it.
+    fn job_attr(&mut self, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
+        Ok(match name {
+            b"universeSize" => Some(self.universe_size()?.to_string().into_bytes()),
+            MAPPING_KEY => Some(MAPPING.to_vec()),
+            _ => None,
+        })
     }
 
     /// Nobody else could put it: waiting would never end.
@@ -130,5 +149,27 @@ impl Backend for Singleton {
 
     fn finalize(&mut self) -> PmiResult<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_layout_is_one_process_on_one_node_for_both_apis() {
+        let mut pmi1 = Singleton::new(Api::Pmi1);
+        assert_eq!(
+            pmi1.get(b"kvs", b"PMI_process_mapping"),
+            Ok(&b"(vector,(0,1,1))"[..])
+        );
+        assert_eq!(pmi1.get(b"kvs", b"PMI_other"), Err(PmiError::InvalidKey));
+        let mut pmi2 = Singleton::new(Api::Pmi2);
+        assert_eq!(
+            pmi2.job_attr(b"PMI_process_mapping"),
+            Ok(Some(b"(vector,(0,1,1))".to_vec()))
+        );
+        assert_eq!(pmi2.job_attr(b"universeSize"), Ok(Some(b"1".to_vec())));
+        assert_eq!(pmi2.job_attr(b"other"), Ok(None));
     }
 }
