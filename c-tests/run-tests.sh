@@ -189,6 +189,10 @@ run dead-processes-n3 any --expect "$d/rank-0.txt" "ok: rank 0 saw rank 2 dead" 
     --expect "$d/rank-1.txt" "ok: rank 1 saw rank 2 dead" -- \
     "${H[@]}" -disable-auto-cleanup -n 3 "$b/dead_processes" "$d"
 run spawn-a1b1-n2 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/spawn"
+# The get cache stays bounded: rank 1 reads 24 000 keys of 800 bytes (18 MiB) from the
+# server, each twice in a row (so that each is cached), in two passes.
+run get-cache-memory-n2 0 --expect log "memory: rank 1 read 24000 keys of 800 bytes" -- \
+    "${H[@]}" -n 2 "$b/memory"
 
 # PMI_PORT mode (mpiexec -pmi-port): the same programs over TCP.
 run port-info-n4 0 -- "${P[@]}" -n 4 "$b/info" 4 0 -1
@@ -218,8 +222,7 @@ run stalefd-n2 0 --expect log "is a listening socket" --expect log "is not a str
 run singleton 0 --expect log "libpmi[0]: PMI_Spawn_multiple: no process manager (singleton mode)" \
     --absent log "C: cmd=" -- "$b/singleton"
 run singleton-exchange 0 -- "$b/exchange" -q
-# The get cache is bounded: a million distinct keys, each read twice in a row (so
-# cached), keep a few MiB.
+# The put record of a million keys, and gets of them answered from it.
 run singleton-memory 0 --expect log "memory: 1000000 keys of 64 bytes" -- "$b/memory"
 run singleton-traced 0 --expect log "singleton mode" --expect log "PMI_Publish_name: no process manager" -- \
     env PMI_DEBUG=1 "$b/singleton"
