@@ -48,7 +48,7 @@ run pmi-probe-installed-n4 0 --count 4 '"verdict":"ok"' -- "${L[@]}" /usr/bin/pm
 run pmi-probe-installed-pmi2-n4 0 --count 4 '"verdict":"ok"' -- "${L[@]}" /usr/bin/pmi-probe --pmi2 --json
 
 # The manual pages.
-for page in "3 pmi" "3 pmi2" "1 pmi-probe"; do
+for page in "3 pmi" "3 pmi2" "3 PMI_Get_rank" "3 PMI2_KVS_Fence" "1 pmi-probe"; do
     set -- $page
     where=$(man -w "$1" "$2" 2>&1)
     case $where in

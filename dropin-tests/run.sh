@@ -100,6 +100,18 @@ for page in man3/pmi.3 man3/pmi2.3 man1/pmi-probe.1; do
         if [ -z "$out" ]; then pass "man-mandoc-lint-clean-$name"; else fail "man-mandoc-lint-clean-$name" "$out"; fi
     fi
 done
+# Each function's own page name leads to its library's page.
+missing=
+for f in $(cat "$here/symbols.txt" "$here/symbols2.txt"); do
+    case $f in PMI2_* | PMIX_*) want='PMI2_KVS_Fence' ;; *) want='PMI_KVS_Put' ;; esac
+    MANPATH="$prefix/share/man" MANWIDTH=80 man 3 "$f" 2>/dev/null | grep -q "$want" ||
+        missing="$missing $f"
+done
+if [ -z "$missing" ]; then
+    pass man-function-pages "man 3 NAME finds its page for all $(cat "$here/symbols.txt" "$here/symbols2.txt" | wc -l) functions"
+else
+    fail man-function-pages "no page for:$missing"
+fi
 out=$(MANWIDTH=80 man --warnings -l "$prefix/share/man/man3/pmi.3" 2>&1 >"$logdir/man.txt")
 if [ -z "$out" ] && grep -q 'PMI_KVS_Put' "$logdir/man.txt" &&
    [ "$(grep -c 'PMI_[A-Za-z_]*(' "$logdir/man.txt")" -ge 33 ]; then

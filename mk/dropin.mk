@@ -26,15 +26,25 @@ check: check-dropin
 install: install-man
 uninstall: uninstall-man
 
+# Every exported function has its page name too (`man PMI_Get_rank`): a one-line `.so`
+# page that sends man to pmi(3) or pmi2(3), as distributions ship function pages.
+MAN_FUNCS  := $(shell cat symbols.txt)
+MAN_FUNCS2 := $(shell cat symbols2.txt)
+
 install-man:
 	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 docs/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi.3
 	install -m 0644 docs/pmi2.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3
 	install -m 0644 docs/pmi-probe.1 $(DESTDIR)$(MANDIR)/man1/pmi-probe.1
+	rm -rf $(BUILD)/man3 && mkdir -p $(BUILD)/man3
+	for f in $(MAN_FUNCS); do echo '.so man3/pmi.3' > $(BUILD)/man3/$$f.3 || exit 1; done
+	for f in $(MAN_FUNCS2); do echo '.so man3/pmi2.3' > $(BUILD)/man3/$$f.3 || exit 1; done
+	install -m 0644 $(BUILD)/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
 
 uninstall-man:
 	rm -f $(DESTDIR)$(MANDIR)/man3/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3 \
-	      $(DESTDIR)$(MANDIR)/man1/pmi-probe.1
+	      $(DESTDIR)$(MANDIR)/man1/pmi-probe.1 \
+	      $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(addsuffix .3,$(MAN_FUNCS) $(MAN_FUNCS2)))
 
 check-dropin: test-dropin check-conformance
 	@echo "check-dropin: all passed"
