@@ -199,10 +199,12 @@ check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	  readelf -d $$so | grep -q 'SONAME.*\[libpmi2.so.0\]' || { echo "$$so: SONAME is not libpmi2.so.0"; exit 1; }; \
 	done
 	@# The unwinder is linked in (core/build.rs) wherever gcc has libgcc_eh.a: no libgcc_s.so.1.
+	@# (Each tool's output is kept first: a tool that fails must fail the check, not pass
+	@# it with nothing to grep.)
 	if [ -f "$$($(CC) -print-file-name=libgcc_eh.a)" ]; then \
-	  ! readelf -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 | grep 'NEEDED.*libgcc_s'; fi
+	  dyn=$$(readelf -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0) && ! echo "$$dyn" | grep 'NEEDED.*libgcc_s'; fi
 	@# No run-time CPU detection (memchr without "std"): a CPUID is a VM exit per process.
-	! objdump -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 | grep -w cpuid
+	code=$$(objdump -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0) && ! echo "$$code" | grep -w cpuid
 	@# The hot path gathered in one section, and what each process runs once in the next
 	@# (hot-text.ld), in what make ships.
 	scripts/check-hot-text.sh $(LIB)/libpmi.so.0 .text.hot PMI_KVS_Put PMI_KVS_Commit PMI_KVS_Get PMI_Barrier
@@ -242,6 +244,7 @@ check-header:
 check-docs:
 	vars=$$( { awk '/^#\[cfg\(test\)\]/ { exit } { print }' core/src/env.rs; \
 	           grep -rh 'var_os("' core/src; } | grep -o '"[A-Z][A-Z0-9]*_[A-Za-z0-9_]*"' | tr -d '"' | sort -u ); \
+	[ $$(echo $$vars | wc -w) -ge 10 ] || { echo "check-docs: found only '$$vars' in core/src: the names are no longer found"; exit 1; }; \
 	for v in $$vars; do for d in docs/pmi.3 docs/pmi2.3 README.md; do \
 	  grep -q "$$v" $$d || { echo "check-docs: $$d does not name $$v"; exit 1; }; \
 	done; done; \

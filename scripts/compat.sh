@@ -43,11 +43,12 @@ show() {
 one_host="hydra4 hydra4-port hydra5 impi srun srun-pmix prterun"
 kinds=(${COMPAT_LAUNCHERS:-$one_host $(printf '%s-vc ' $one_host)})
 export COMPAT_THREE_HOSTS=${COMPAT_THREE_HOSTS:-0}
-# Stop the private Slurm afterwards only if this run started it.
-slurm_was_up=no
+# Afterwards, stop what this run started: the cluster's hosts and their Slurm always, the
+# private Slurm of this host only if it was not running already.
+keep=
 [ -n "$(scripts/slurm.sh env "${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}" 2>/dev/null)" ] &&
-    SLURM_CONF=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}/slurm.conf sinfo >/dev/null 2>&1 && slurm_was_up=yes
-[ "$slurm_was_up" = yes ] || trap 'scripts/launchers.sh stop >/dev/null 2>&1' EXIT
+    SLURM_CONF=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}/slurm.conf sinfo >/dev/null 2>&1 && keep=--keep-local
+trap 'scripts/launchers.sh stop $keep >/dev/null 2>&1 || echo "compat: not everything stopped: scripts/launchers.sh stop" >&2' EXIT
 setup=$(scripts/launchers.sh setup "${kinds[@]}" openmpi impi) || { echo "compat: set-up failed" >&2; exit 1; }
 eval "$setup"
 MPICH_PREFIX=${MPICH_PREFIX:-$(cat "$B/mpich-prefix" 2>/dev/null)}

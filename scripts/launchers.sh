@@ -3,8 +3,10 @@
 #
 #   scripts/launchers.sh setup KIND...   install / fetch / start what KIND needs, then
 #                                        print the shell exports the harness reads
-#   scripts/launchers.sh stop            stop the private Slurm if setup started it, and
-#                                        take the virtual cluster down if it is up
+#   scripts/launchers.sh stop [--keep-local]   stop the private Slurms (but this host's
+#                                        with --keep-local) and take the virtual cluster
+#                                        down if it is up; every part is tried, and the
+#                                        status is 1 if one would not stop
 #   scripts/launchers.sh argv KIND NP [NODES]   print the launch command (for a LAUNCHER="...")
 #   source scripts/launchers.sh expect KIND     in a runner: what KIND answers, measured
 #
@@ -250,11 +252,17 @@ case ${1:-} in
         done
         ;;
     stop)
-        [ ! -d "$LIBPMI_SLURM_DIR" ] || "$here/slurm.sh" stop "$LIBPMI_SLURM_DIR"
+        # Every part is stopped even when another would not stop; the status says so.
+        # `stop --keep-local`: all but this host's private Slurm (which a caller found
+        # running before it began).
+        rc=0
+        [ "${2:-}" = --keep-local ] || [ ! -d "$LIBPMI_SLURM_DIR" ] ||
+            "$here/slurm.sh" stop "$LIBPMI_SLURM_DIR" || rc=1
         # (The Slurm across the cluster stops before its hosts go.)
-        [ ! -s "$LIBPMI_SLURM_VC_DIR/slurm.conf" ] || SLURM_VC=1 "$here/slurm.sh" stop "$LIBPMI_SLURM_VC_DIR" ||
-            true
-        [ "$(id -u)" != 0 ] || "$here/cluster.sh" down
+        [ ! -s "$LIBPMI_SLURM_VC_DIR/slurm.conf" ] ||
+            SLURM_VC=1 "$here/slurm.sh" stop "$LIBPMI_SLURM_VC_DIR" || rc=1
+        [ "$(id -u)" != 0 ] || "$here/cluster.sh" down || rc=1
+        exit $rc
         ;;
     argv)
         shift
