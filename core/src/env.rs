@@ -153,6 +153,9 @@ pub fn names_another_launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
     lookup("PMI_PORT").is_some() || pmix_marker(lookup).is_some()
 }
 
+// Out of line, as `singleton_allowed`: `launch` runs in every process's PMI_Init and
+// lies in the code that runs once (hot-text.ld's .text.warm); these are other launches'.
+#[inline(never)]
 fn pmix_env(
     lookup: &dyn Fn(&str) -> Option<OsString>,
     name: &str,
@@ -310,6 +313,7 @@ pub const LAUNCHERS: &[Launcher] = &[
 /// in [`LAUNCHERS`] says it started more than one process or that this one is not rank
 /// 0, and a launcher that never says how many it started (PMIx, PALS) is refused unless
 /// another one says "one".
+#[inline(never)]
 fn singleton_allowed(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<(), String> {
     let refuse = |who: &Launcher, name: &str, value: &OsString, what: &str| {
         Err(format!(
