@@ -48,12 +48,21 @@ run pmi-probe-installed-n4 0 --count 4 '"verdict":"ok"' -- "${L[@]}" /usr/bin/pm
 run pmi-probe-installed-pmi2-n4 0 --count 4 '"verdict":"ok"' -- "${L[@]}" /usr/bin/pmi-probe --pmi2 --json
 
 # The manual pages.
-for page in "3 pmi" "3 pmi2" "3 PMI_Get_rank" "3 PMI2_KVS_Fence" "1 pmi-probe"; do
+for page in "3 pmi" "3 pmi2" "1 pmi-probe"; do
     set -- $page
     where=$(man -w "$1" "$2" 2>&1)
     case $where in
         /usr/share/man/man$1/$2.$1.gz) pass "man-$2" "$where" ;;
         *) fail "man-$2" "man -w $1 $2: $where" ;;
+    esac
+done
+# A function's name leads to its library's page (the package links the name to it).
+for page in "PMI_Get_rank pmi" "PMI2_KVS_Fence pmi2"; do
+    set -- $page
+    where=$(man -w 3 "$1" 2>&1)
+    case $where in
+        /usr/share/man/man3/$2.3.gz) pass "man-$1" "$where" ;;
+        *) fail "man-$1" "man -w 3 $1: $where" ;;
     esac
 done
 summary installed
