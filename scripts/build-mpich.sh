@@ -104,16 +104,16 @@ if [ ${#missing[@]} -gt 0 ] || [ $need_src = 1 ]; then
     fi
     [ $need_src = 1 ] && { add_deb_src || { log "could not add deb-src entries"; exit 1; }; }
     log "apt-get update"
-    apt-get update -qq
+    apt-get update -qq -o Acquire::Retries=3
     if [ ${#missing[@]} -gt 0 ]; then
         log "installing ${missing[*]}"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Acquire::Retries=3 --no-install-recommends "${missing[@]}" >/dev/null
     fi
 fi
 
 VERSION=${MPICH_VERSION:-$(apt-cache showsrc mpich 2>/dev/null | sed -n 's/^Version: //p' | sort -rV | head -n 1)}
 if [ -z "$VERSION" ]; then
-    if is_root; then apt-get update -qq; VERSION=$(apt-cache showsrc mpich | sed -n 's/^Version: //p' | sort -rV | head -n 1); fi
+    if is_root; then apt-get update -qq -o Acquire::Retries=3; VERSION=$(apt-cache showsrc mpich | sed -n 's/^Version: //p' | sort -rV | head -n 1); fi
     [ -n "$VERSION" ] || { log "apt-cache showsrc mpich: no source package (deb-src missing?)"; exit 1; }
 fi
 PREFIX=$CACHE_ROOT/$VERSION$SUFFIX
@@ -126,7 +126,7 @@ mkdir -p "$WORK"
 start=$(date +%s)
 log "apt-get source mpich=$VERSION into $WORK"
 # As root, _apt cannot write into $WORK: download as root rather than warn about it.
-(cd "$WORK" && apt-get source -qq -o APT::Sandbox::User=root "mpich=$VERSION" >/dev/null)
+(cd "$WORK" && apt-get source -qq -o Acquire::Retries=3 -o APT::Sandbox::User=root "mpich=$VERSION" >/dev/null)
 SRC=$(ls -1d "$WORK"/mpich-*/ | head -n 1)
 cd "$SRC"
 if [ $SIMPLE = 1 ]; then

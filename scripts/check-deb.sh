@@ -52,7 +52,7 @@ for p in "${theirs[@]}"; do
     [ "$(dpkg-query -W -f '${db:Status-Abbrev}' "$p")" = "ii " ] || continue
     f=$(ls "$cache/${p}_${v//:/%3a}_"*.deb 2>/dev/null | head -n 1)
     if [ -z "$f" ]; then
-        (cd "$cache" && apt-get download -qq "$p=$v") || { say "cannot fetch $p $v to put it back"; exit 1; }
+        (cd "$cache" && apt-get download -qq -o Acquire::Retries=3 "$p=$v") || { say "cannot fetch $p $v to put it back"; exit 1; }
         f=$(ls "$cache/${p}_${v//:/%3a}_"*.deb | head -n 1)
     fi
     restore+=("$f")

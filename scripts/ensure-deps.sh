@@ -40,8 +40,8 @@ done
 if [ ${#packages[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "ensure-deps: installing ${packages[*]} with apt-get"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+        apt-get update -qq -o Acquire::Retries=3
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Acquire::Retries=3 --no-install-recommends "${packages[@]}" >/dev/null
     else
         echo "ensure-deps: missing Debian packages: ${packages[*]}" >&2
         echo "ensure-deps: run as root: apt-get install ${packages[*]}" >&2
