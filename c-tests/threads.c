@@ -1,6 +1,7 @@
 /* Eight threads per rank call put (distinct keys), get and the info queries at once,
- * 10 000 calls each (twice, a fence between), under a launcher: every answer must be right. Interleaved wire lines
- * would make Hydra answer wrongly or kill the job ("Unrecognized PMI command").
+ * 10 000 calls each, twice with a fence between, under a launcher: every answer must be
+ * right. Interleaved wire lines would make Hydra answer wrongly or kill the job
+ * ("Unrecognized PMI command").
  * Built with -DTHREADS_PMI2 (pmi2_threads) it does the same through libpmi2.so.0: PMI-2's
  * point is that its calls may come from any thread.
  * Usage: threads [calls per thread] */
