@@ -37,11 +37,12 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     // A PMI_FD that is not open beside another launch's variables (PMI_PORT, a PMIx
     // server's) is an outer job's: `prterun` or `mpiexec -pmi-port` run inside a Slurm
     // step that set PMI_FD, whose fd the launcher closed. The other launch, then.
-    // (Not said under PMI_SINGLETON=1, which wins over both.)
+    // (Not said under PMI_SINGLETON=1, which wins over both.) The environment is asked
+    // first: under a launcher that names only PMI_FD, no system call is made for this.
     let stale_fd = env::pmi_fd(&lookup).filter(|&fd| {
-        !conn::fd_is_open(fd)
-            && env::names_another_launch(&lookup)
+        env::names_another_launch(&lookup)
             && !env::singleton_requested(&lookup)
+            && !conn::fd_is_open(fd)
     });
     let without_fd = |name: &str| (name != "PMI_FD").then(|| lookup(name)).flatten();
     let launch = match stale_fd {
@@ -58,7 +59,7 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     // One connection, one library: the other PMI library of this process, initialized,
     // owns PMI_FD (or PMI_PORT's PMI_ID); under PMIx the two would share one PMIx client
     // and each put its own key directory under the same keys (libpmi:dir:F).
-    if matches!(launch, Launch::Fd(_) | Launch::Port(_) | Launch::Pmix(_)) {
+    if !matches!(launch, Launch::Singleton) {
         if let Some(sibling) = sibling::initialized_sibling(api) {
             return Err(refuse(format!(
                 "{sibling} is initialized in this process and owns its connection to the \
