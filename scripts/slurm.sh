@@ -78,7 +78,9 @@ free_port() { # free_port FROM: the first port >= FROM nobody listens on
 
 write_conf() {
     local base ctld slurmd
-    base=$((20000 + $(echo "$dir" | cksum | cut -d' ' -f1) % 20000))
+    # Below the kernel's ephemeral range (32768 and up by default), so an outgoing
+    # connection cannot take the port between the check and the daemon's bind.
+    base=$((20000 + $(echo "$dir" | cksum | cut -d' ' -f1) % 12000))
     ctld=$(free_port "$base")
     slurmd=$(free_port $((ctld + 1)))
     local ctld_addr=127.0.0.1 spool=$dir/spool nodes i
