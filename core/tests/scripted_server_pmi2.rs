@@ -227,6 +227,50 @@ fn the_specs_flag_field_is_read_as_found() {
 }
 
 #[test]
+fn spawn_reads_the_error_codes_either_way_they_are_spelled() {
+    // Hydra and Slurm send `errcodes=a,b,...`; the PMI-2 wire text `nerrs` and `errN`.
+    const SPAWN: &str =
+        "cmd=spawn;ncmds=1;preputcount=0;subcmd=/bin/true;maxprocs=3;argc=0;infokeycount=0;";
+    let replies = [
+        "cmd=spawn-response;rc=0;jobid=j1;nerrs=2;err0=0;err1=-7;",
+        "cmd=spawn-response;rc=0;errcodes=0,5;",
+        "cmd=spawn-response;rc=0;",
+        // A code missing, one not an int, more codes than processes: refused, and the
+        // array keeps what it held.
+        "cmd=spawn-response;rc=0;nerrs=2;err0=3;",
+        "cmd=spawn-response;rc=0;nerrs=1;err0=x;",
+        "cmd=spawn-response;rc=0;nerrs=4;err0=0;err1=0;err2=0;err3=0;",
+    ];
+    let script = replies.iter().fold(Script::new(), |script, reply| {
+        script.exchange_frames(SPAWN, reply)
+    });
+    let (mut client, server) = client2(script);
+    let mut spawn = |errors: &mut [i32; 3]| {
+        let cmd = SpawnCommand {
+            execname: b"/bin/true",
+            args: vec![],
+            maxprocs: 3,
+            info: vec![],
+        };
+        client.spawn(&[cmd], &[], errors)
+    };
+    let mut errors = [9; 3];
+    assert_eq!(spawn(&mut errors), Ok(Some(b"j1".to_vec())));
+    assert_eq!(errors, [0, -7, 0]);
+    assert_eq!(spawn(&mut errors), Ok(None));
+    assert_eq!(errors, [0, 5, 0]);
+    assert_eq!(spawn(&mut errors), Ok(None));
+    assert_eq!(errors, [0, 0, 0]);
+    for _ in 0..3 {
+        let mut errors = [9; 3];
+        assert_eq!(spawn(&mut errors), Err(PmiError::Fail));
+        assert_eq!(errors, [9; 3]);
+    }
+    drop(client);
+    finish(server);
+}
+
+#[test]
 fn the_clique_comes_from_the_job_attribute() {
     let (mut client, server) = client2(jobid().exchange_frames(
         "cmd=info-getjobattr;key=PMI_process_mapping;",

@@ -336,8 +336,8 @@ impl Backend for Pmi2Wire {
     }
 
     /// One `cmd=spawn` with every command as a `subcmd` group, as MPICH's and Slurm's
-    /// servers read it; `spawn-response` gives `rc`, per process `errcodes`, and (Slurm)
-    /// the new job's `jobid`.
+    /// servers read it; `spawn-response` gives `rc`, per process `errcodes` (or the wire
+    /// text's `nerrs` and `err0`...), and (Slurm) the new job's `jobid`.
     fn spawn(
         &mut self,
         commands: &[SpawnCommand<'_>],
@@ -392,10 +392,14 @@ impl Backend for Pmi2Wire {
             }
         }
         let reply = self.call("PMI2_Job_Spawn", "spawn", &fields)?;
-        match reply.get(b"errcodes") {
-            None => errors.fill(0),
-            Some(codes) => pmi1_codec::parse_errcodes(codes, errors)
-                .ok_or_else(|| refused("PMI2_Job_Spawn", reply))?,
+        let read = match reply.get(b"errcodes") {
+            Some(codes) => pmi1_codec::parse_errcodes(codes, errors).map(|()| true),
+            None => reply.spec_errcodes(errors),
+        };
+        match read {
+            Some(true) => {}
+            Some(false) => errors.fill(0),
+            None => return Err(refused("PMI2_Job_Spawn", reply)),
         }
         // As `job-getid`'s: not empty, no NUL (a C string would end there).
         Ok(reply
