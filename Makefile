@@ -24,12 +24,14 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 BUILD    := build
 LIB      := $(BUILD)/lib
 TBIN     := $(BUILD)/c-tests
-SO       := target/release/libpmi.so
-SO2      := target/release/libpmi2.so
+# Cargo's output directory (the packages are built in their own: debian/rules).
+TARGET_DIR ?= target
+SO       := $(TARGET_DIR)/release/libpmi.so
+SO2      := $(TARGET_DIR)/release/libpmi2.so
 # The static archives as cargo makes them (scripts/static-archive.sh makes them fit to ship).
-RUST_A   := target/release/libpmi.a
-RUST_A2  := target/release/libpmi2.a
-PROBE    := target/release/pmi-probe
+RUST_A   := $(TARGET_DIR)/release/libpmi.a
+RUST_A2  := $(TARGET_DIR)/release/libpmi2.a
+PROBE    := $(TARGET_DIR)/release/pmi-probe
 BIN      := $(BUILD)/bin
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
             fork stalefd sigsafe memory stopped_server dead_processes
@@ -53,7 +55,7 @@ lib: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 $(LIB)/libpmi.a $(LIB)/libpmi2.a $(B
 # static archives; pmi-probe. (Touched: cargo leaves an output it need not rebuild as it
 # was, and make would run cargo again at every make, `make install` included.)
 $(SO) $(SO2) $(RUST_A) $(RUST_A2) $(PROBE) &: $(RUST_SRC)
-	$(CARGO) build --release --workspace
+	$(CARGO) build --release --workspace --target-dir $(TARGET_DIR)
 	touch $(SO) $(SO2) $(RUST_A) $(RUST_A2) $(PROBE)
 
 # The archives as shipped: the API's names the only globals (scripts/static-archive.sh).
@@ -302,7 +304,7 @@ check-install: lib
 # archive); then pmi-probe.
 install_lib = \
 	private=$$(cat $(LIB)/libs-private) && \
-	install -m 0755 target/release/lib$(1).so $(DESTDIR)$(LIBDIR)/lib$(1).so.0.0.0 && \
+	install -m 0755 $(LIB)/lib$(1).so.0 $(DESTDIR)$(LIBDIR)/lib$(1).so.0.0.0 && \
 	ln -sf lib$(1).so.0.0.0 $(DESTDIR)$(LIBDIR)/lib$(1).so.0 && \
 	ln -sf lib$(1).so.0 $(DESTDIR)$(LIBDIR)/lib$(1).so && \
 	install -m 0644 $(LIB)/lib$(1).a $(DESTDIR)$(LIBDIR)/lib$(1).a && \

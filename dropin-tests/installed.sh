@@ -65,4 +65,20 @@ for page in "PMI_Get_rank pmi" "PMI2_KVS_Fence pmi2"; do
         *) fail "man-$1" "man -w 3 $1: $where" ;;
     esac
 done
+# The -dbgsym packages: each stripped file's build id leads to its debug file, which
+# holds the symbols (what gdb and a core dump's reader look for).
+for pair in "$sys/libpmi.so.0 PMI_Init" "$sys/libpmi2.so.0 PMI2_Init" "/usr/bin/pmi-probe main"; do
+    set -- $pair
+    id=$(readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *//p')
+    debug=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+    if [ -z "$id" ]; then
+        fail "debug-symbols-${1##*/}" "$1 has no build id"
+    elif readelf -SW "$1" | grep -q ' \.symtab '; then
+        fail "debug-symbols-${1##*/}" "$1 is not stripped"
+    elif ! readelf -sW "$debug" 2>/dev/null | grep -qw "$2"; then
+        fail "debug-symbols-${1##*/}" "no $2 in $debug"
+    else
+        pass "debug-symbols-${1##*/}" "$debug ($(dpkg -S "$debug" | cut -d: -f1)) names $2"
+    fi
+done
 summary installed

@@ -2,7 +2,8 @@
 # dpkg-buildpackage and debhelper), checked with lintian; they take the place of Slurm's
 # libpmi0 and libpmi2-0 (Conflicts/Replaces/Provides: README, "Debian packages").
 #
-#   make deb          build/deb/: libpmi0-rs, libpmi2-0-rs, libpmi-rs-dev, pmi-probe
+#   make deb          build/deb/: libpmi0-rs, libpmi2-0-rs, libpmi-rs-dev, pmi-probe and
+#                     the -dbgsym packages of the three with binaries
 #                     (.deb), lintian with no error or warning
 #   make check-deb    as root (CI): install them, run the drop-in tests and the C tests
 #                     against the installed files, remove them, and check the machine is
@@ -14,7 +15,7 @@ DEB_ID        := libpmi-rs_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/n
 
 .PHONY: deb check-deb installed-progs
 
-deb: lib
+deb:
 	scripts/ensure-deps.sh deb pkg-config
 	@# The packages' version is the crates'.
 	test "$$(dpkg-parsechangelog -SVersion)" = "$(VERSION)" || \

@@ -19,12 +19,14 @@ debdir=$(cd "$1" && pwd)
 cache=${LIBPMI_CACHE:-$HOME/.cache/libpmi}/debs
 work=$root/build/check-deb
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-ours=(libpmi0-rs libpmi2-0-rs libpmi-rs-dev pmi-probe)
+ours=(libpmi0-rs libpmi2-0-rs libpmi-rs-dev pmi-probe libpmi0-rs-dbgsym libpmi2-0-rs-dbgsym
+    pmi-probe-dbgsym)
 theirs=(libpmi0 libpmi0-dev libpmi2-0 libpmi2-0-dev)
 # Where either side's files are, and the names they have there (searched at each
 # snapshot, so that a file left behind is seen).
-DIRS=(/usr/lib/$arch /usr/include /usr/bin /usr/share/man /usr/share/doc /usr/share/lintian)
-NAMES=(-name 'libpmi*' -o -name 'pmi*' -o -path '/usr/include/slurm/*')
+DIRS=(/usr/lib/$arch /usr/include /usr/bin /usr/share/man /usr/share/doc /usr/share/lintian
+    /usr/lib/debug)
+NAMES=(-name 'libpmi*' -o -name 'pmi*' -o -path '/usr/include/slurm/*' -o -path '/usr/lib/debug/.build-id/*')
 say() { echo "check-deb: $*"; }
 [ "$(id -u)" = 0 ] || { say "needs root (it installs and removes packages)"; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
