@@ -104,6 +104,10 @@ static void short_buffers(const char *kvs, int rank)
     CHECK_RC(PMI_KVS_Get(kvs, key, buf, 11), PMI_SUCCESS);
     CHECK(strcmp(buf, "0123456789") == 0);
     CHECK(untouched(buf + 11, sizeof buf - 11));
+    /* The key and the value in one buffer, as C allows: the value replaces the key. */
+    snprintf(buf, sizeof buf, "%s", key);
+    CHECK_RC(PMI_KVS_Get(kvs, buf, buf, sizeof buf), PMI_SUCCESS);
+    CHECK(strcmp(buf, "0123456789") == 0);
     /* ...and now from the cache, with the same rules. */
     memset(buf, CANARY, sizeof buf);
     CHECK_RC(PMI_KVS_Get(kvs, key, buf, 10), PMI_ERR_INVALID_LENGTH);

@@ -4,7 +4,9 @@
 
 use std::ffi::CStr;
 use std::fmt;
+use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
 
 use libc::{c_char, c_int};
 
@@ -137,49 +139,73 @@ pub unsafe fn bytes_in<'a>(p: *const c_char) -> PmiResult<&'a [u8]> {
     Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
 }
 
+// The outputs below hold raw pointers and write through them, never through a `&mut`:
+// C lets a caller pass one place for two arguments (`PMI2_Init(&x, &size, &rank, &x)`,
+// `PMI_KVS_Get(kvs, buf, buf, n)`), which two live `&mut` (or a `&mut` beside a `&`)
+// would make undefined behaviour. Written so, the last write wins, as in C.
+
 /// A C output parameter, checked for NULL before any work is done and written only on
 /// success.
-pub struct Out<'a, T>(&'a mut T);
+pub struct Out<'a, T: Copy> {
+    ptr: NonNull<T>,
+    _call: PhantomData<&'a mut T>,
+}
 
-impl<T> Out<'_, T> {
+impl<T: Copy> Out<'_, T> {
     pub fn set(self, value: T) {
-        *self.0 = value;
+        // SAFETY: `out` checked the pointer non-NULL and its caller promised it valid for
+        // writes of one `T` during the call; a raw write is defined whatever else points
+        // there.
+        unsafe { self.ptr.as_ptr().write(value) }
     }
 
     /// The current value, for in-out parameters.
-    pub fn get(&self) -> &T {
-        self.0
+    pub fn get(&self) -> T {
+        // SAFETY: as for `set`; the caller promised an initialized `T` for an in-out one.
+        unsafe { self.ptr.as_ptr().read() }
     }
 }
 
 /// Check an `int *` (or similar) output for NULL → `PMI_ERR_INVALID_ARG`.
 ///
 /// # Safety
-/// `p` is NULL or valid for writes of one `T`, and not aliased during the call.
-pub unsafe fn out<'a, T>(p: *mut T) -> PmiResult<Out<'a, T>> {
-    // SAFETY: the caller promises `p` is NULL or valid and unaliased.
-    unsafe { p.as_mut() }.map(Out).ok_or(PmiError::InvalidArg)
+/// `p` is NULL or valid for writes of one `T` during the call (and for reads of one, if
+/// [`Out::get`] is called). Other arguments may point to the same place.
+pub unsafe fn out<'a, T: Copy>(p: *mut T) -> PmiResult<Out<'a, T>> {
+    let ptr = NonNull::new(p).ok_or(PmiError::InvalidArg)?;
+    Ok(Out {
+        ptr,
+        _call: PhantomData,
+    })
 }
 
 /// A C string buffer `(buf, length)`, `length` counting the NUL.
-pub struct OutStr<'a>(&'a mut [u8]);
+pub struct OutStr<'a> {
+    ptr: NonNull<u8>,
+    len: usize,
+    _call: PhantomData<&'a mut [u8]>,
+}
 
 impl OutStr<'_> {
     /// Copy `text` and a NUL, or `PMI_ERR_INVALID_LENGTH` with nothing written when it
     /// does not fit. Never truncates.
     #[inline]
     pub fn write(self, text: &[u8]) -> PmiResult<()> {
-        if text.len() >= self.0.len() {
+        if text.len() >= self.len {
             return Err(PmiError::InvalidLength);
         }
-        self.0[..text.len()].copy_from_slice(text);
-        self.0[text.len()] = 0;
+        // SAFETY: `out_str` checked the pointer non-NULL and its caller promised `len`
+        // writable bytes; `text.len() + 1 <= len`. `copy` allows `text` to overlap them.
+        unsafe {
+            std::ptr::copy(text.as_ptr(), self.ptr.as_ptr(), text.len());
+            self.ptr.as_ptr().add(text.len()).write(0);
+        }
         Ok(())
     }
 
     /// The capacity, NUL included.
     pub fn capacity(&self) -> usize {
-        self.0.len()
+        self.len
     }
 }
 
@@ -187,33 +213,65 @@ impl OutStr<'_> {
 /// `PMI_ERR_INVALID_LENGTH`.
 ///
 /// # Safety
-/// `buf` is NULL or valid for writes of `length` bytes, and not aliased during the call.
+/// `buf` is NULL or valid for writes of `length` bytes during the call. Other arguments
+/// may point into them.
 #[inline]
 pub unsafe fn out_str<'a>(buf: *mut c_char, length: c_int) -> PmiResult<OutStr<'a>> {
-    if buf.is_null() {
-        return Err(PmiError::InvalidArg);
-    }
+    let ptr = NonNull::new(buf.cast::<u8>()).ok_or(PmiError::InvalidArg)?;
     let len = usize::try_from(length)
         .ok()
         .filter(|&n| n > 0)
         .ok_or(PmiError::InvalidLength)?;
-    // SAFETY: non-NULL, and the caller promises `length` writable, unaliased bytes.
-    Ok(OutStr(unsafe {
-        std::slice::from_raw_parts_mut(buf.cast::<u8>(), len)
-    }))
+    Ok(OutStr {
+        ptr,
+        len,
+        _call: PhantomData,
+    })
 }
 
-/// Check an `int ranks[]` output of `length` slots.
+/// An `int array[]` output of `length` slots.
+pub struct OutInts<'a> {
+    ptr: NonNull<c_int>,
+    len: usize,
+    _call: PhantomData<&'a mut [c_int]>,
+}
+
+impl<'a> OutInts<'a> {
+    /// Copy `values` to the front, or `PMI_ERR_INVALID_LENGTH` with nothing written when
+    /// they do not fit.
+    pub fn write(self, values: &[c_int]) -> PmiResult<()> {
+        if values.len() > self.len {
+            return Err(PmiError::InvalidLength);
+        }
+        // SAFETY: `out_ints` checked the pointer non-NULL and its caller promised `len`
+        // writable ints; `values.len() <= len`. `copy` allows `values` to overlap them.
+        unsafe { std::ptr::copy(values.as_ptr(), self.ptr.as_ptr(), values.len()) };
+        Ok(())
+    }
+
+    /// The slots as a slice, for a callee that fills them in place.
+    ///
+    /// # Safety
+    /// No other argument of the call points into them.
+    pub unsafe fn into_slice(self) -> &'a mut [c_int] {
+        // SAFETY: valid for `len` writable ints (`out_ints`), unaliased (the caller).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+/// Check an `int ranks[]` output of `length` slots: NULL → `PMI_ERR_INVALID_ARG`,
+/// `length < 0` → `PMI_ERR_INVALID_LENGTH`.
 ///
 /// # Safety
-/// `p` is NULL or valid for writes of `length` ints, and not aliased during the call.
-pub unsafe fn out_ints<'a>(p: *mut c_int, length: c_int) -> PmiResult<&'a mut [c_int]> {
-    if p.is_null() {
-        return Err(PmiError::InvalidArg);
-    }
+/// `p` is NULL or valid for writes of `length` ints during the call.
+pub unsafe fn out_ints<'a>(p: *mut c_int, length: c_int) -> PmiResult<OutInts<'a>> {
+    let ptr = NonNull::new(p).ok_or(PmiError::InvalidArg)?;
     let len = usize::try_from(length).map_err(|_| PmiError::InvalidLength)?;
-    // SAFETY: non-NULL, and the caller promises `length` writable, unaliased ints.
-    Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
+    Ok(OutInts {
+        ptr,
+        len,
+        _call: PhantomData,
+    })
 }
 
 #[cfg(test)]

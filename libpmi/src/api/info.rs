@@ -127,8 +127,9 @@ pub unsafe extern "C" fn PMI_Get_clique_ranks(ranks: *mut c_int, length: c_int) 
     guard(
         |f| write!(f, "PMI_Get_clique_ranks({ranks:p}, {length})"),
         || {
-            // SAFETY: the caller passes NULL or `length` writable ints.
-            let out = unsafe { ffi::out_ints(ranks, length) }?;
+            // SAFETY: the caller passes NULL or `length` writable ints, and they are the
+            // call's only pointer.
+            let out = unsafe { ffi::out_ints(ranks, length)?.into_slice() };
             state::with_client(|c| c.clique_into(out).map(drop))
         },
     )

@@ -96,7 +96,7 @@ pub unsafe extern "C" fn PMI_Args_to_keyval(
                 .copied()
                 .filter(|p| !p.is_null())
                 .ok_or(PmiError::InvalidArg)?;
-            let n = usize::try_from(*argc.get()).map_err(|_| PmiError::InvalidArg)?;
+            let n = usize::try_from(argc.get()).map_err(|_| PmiError::InvalidArg)?;
             // SAFETY: argv holds `argc` string pointers.
             let args = unsafe { strings(argv, n) }?;
             let (found, kept) = options::split_options(&args);
@@ -168,7 +168,7 @@ pub unsafe extern "C" fn PMI_Get_options(str: *mut c_char, length: *mut c_int) -
             let length = unsafe { ffi::out(length) }?;
             let text = options::DESCRIPTION.as_bytes();
             // SAFETY: `str` is NULL or holds `*length` writable bytes.
-            let out = unsafe { ffi::out_str(str, *length.get()) }?;
+            let out = unsafe { ffi::out_str(str, length.get()) }?;
             let needed = (text.len() + 1) as c_int;
             if out.capacity() <= text.len() {
                 length.set(needed);

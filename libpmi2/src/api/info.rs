@@ -165,7 +165,7 @@ unsafe fn text_attr_call(
 /// An integer array attribute into `array` (`arraylen` slots; `*outlen` filled).
 fn int_array(
     got: Option<Vec<u8>>,
-    array: &mut [c_int],
+    array: ffi::OutInts<'_>,
     outlen: ffi::Out<'_, c_int>,
     found: ffi::Out<'_, c_int>,
 ) -> PmiResult<()> {
@@ -185,10 +185,7 @@ fn int_array(
         ));
         PmiError::Fail
     })?;
-    let slots = array
-        .get_mut(..numbers.len())
-        .ok_or(PmiError::InvalidLength)?;
-    slots.copy_from_slice(&numbers);
+    array.write(&numbers)?;
     outlen.set(numbers.len() as c_int);
     found.set(1);
     Ok(())
