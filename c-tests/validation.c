@@ -209,7 +209,43 @@ static void bad_keys_and_values(const char *kvs, int rank)
     CHECK(untouched(buf, 16));
     CHECK_RC(PMI_KVS_Get(kvs, "no-such-key", buf, bufsize), PMI_ERR_INVALID_KEY);
     CHECK_RC(PMI_KVS_Get(kvs, "PMI_process_mapping", buf, bufsize), PMI_SUCCESS);
-    CHECK(strncmp(buf, "(vector,", 8) == 0);    free(key), free(value), free(buf);
+    CHECK(strncmp(buf, "(vector,", 8) == 0);
+    free(key), free(value), free(buf);
+}
+
+/* Keys that look like another store's own travel like any other: "pmix..." (PMIx keeps
+ * such names for itself: PMIx 4.2 acknowledges the put and stores nothing) and
+ * "pmi2.nodeattr..." (PMI-2's node attributes, where the library keeps them in PMIx).
+ * Each rank puts both, the next rank reads them; the values are longer than a PMIx key
+ * directory entry carries where the maximum allows (the wire's 1024 bytes: shorter, so
+ * Slurm's line limit holds them). */
+static void reserved_looking_keys(const char *kvs, int rank)
+{
+    static const char *const prefixes[] = {"pmix", "pmi2.nodeattr."};
+    int size, valmax;
+    char key[64];
+
+    REQUIRE_RC(PMI_Get_size(&size), PMI_SUCCESS);
+    REQUIRE_RC(PMI_KVS_Get_value_length_max(&valmax), PMI_SUCCESS);
+    size_t len = valmax > 1024 ? 2000 : 512;
+    char *value = malloc(len + 1), *buf = malloc((size_t)valmax + 1);
+    REQUIRE(value && buf);
+    for (int i = 0; i < 2; i++) {
+        snprintf(key, sizeof key, "%s-card-%d", prefixes[i], rank);
+        memset(value, 'a' + i + rank % 16, len);
+        value[len] = '\0';
+        CHECK_RC(PMI_KVS_Put(kvs, key, value), PMI_SUCCESS);
+    }
+    CHECK_RC(PMI_KVS_Commit(kvs), PMI_SUCCESS);
+    CHECK_RC(PMI_Barrier(), PMI_SUCCESS);
+    int peer = (rank + 1) % size;
+    for (int i = 0; i < 2; i++) {
+        snprintf(key, sizeof key, "%s-card-%d", prefixes[i], peer);
+        memset(value, 'a' + i + peer % 16, len);
+        CHECK_RC(PMI_KVS_Get(kvs, key, buf, valmax + 1), PMI_SUCCESS);
+        CHECK(strcmp(buf, value) == 0);
+    }
+    free(value), free(buf);
 }
 
 static void legacy_calls(const char *kvs)
@@ -258,6 +294,7 @@ int main(void)
     null_pointers(kvs);
     short_buffers(kvs, rank);
     bad_keys_and_values(kvs, rank);
+    reserved_looking_keys(kvs, rank);
     legacy_calls(kvs);
     CHECK_RC(PMI_Barrier(), PMI_SUCCESS);
     CHECK_RC(PMI_Finalize(), PMI_SUCCESS);

@@ -36,6 +36,7 @@
 //! with `libpmi:` are reserved.
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ffi::{CStr, OsString};
 
@@ -67,6 +68,26 @@ const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
 
 /// The keys of the directory (module doc); a program's key may not start so.
 const RESERVED_PREFIX: &[u8] = b"libpmi:";
+/// A program's key as the PMIx store holds it: under [`RESERVED_PREFIX`] when it starts
+/// as keys PMIx reserves do (`pmix`: PMIx 4.2's `PMIx_Put` returns success and stores
+/// nothing, measured under prterun) or as this backend's node attributes do (a peer's
+/// would be taken for one); as it is otherwise. `PMI_ERR_INVALID_KEY_LENGTH` when the
+/// prefix takes it past PMIx's key length.
+fn store_key(key: &[u8]) -> PmiResult<Cow<'_, [u8]>> {
+    if !key.starts_with(b"pmix") && !key.starts_with(NODE_ATTR_PREFIX) {
+        return Ok(Cow::Borrowed(key));
+    }
+    if RESERVED_PREFIX.len() + key.len() >= pmix_lib::KEY_LEN {
+        trace::line(format_args!(
+            "\"{}\": under PMIx this key is stored with the prefix \"libpmi:\", which takes \
+             it past PMIx's key length",
+            key.escape_ascii()
+        ));
+        return Err(PmiError::InvalidKeyLength);
+    }
+    Ok(Cow::Owned([RESERVED_PREFIX, key].concat()))
+}
+
 /// Barrier F's entry: "P\n" (P the last earlier barrier whose entry has names, or "-")
 /// then the names put since the barrier before F, each with its value when that is short
 /// (`encode_item`).
@@ -684,6 +705,7 @@ impl Backend for Pmix {
             ));
             return Err(PmiError::InvalidKey);
         }
+        let key = &store_key(key)?[..];
         let rc = self.lib.put(key, value);
         self.check(&format!("PMIx_Put(global, \"{}\")", key.escape_ascii()), rc)?;
         self.owns(key, Some(value));
@@ -722,6 +744,7 @@ impl Backend for Pmix {
             self.value = self.mapping().ok_or(PmiError::InvalidKey)?;
             return Ok(&self.value);
         }
+        let key = &store_key(key)?[..];
         // A value a peer's entry carried (known only once its entry is read, so no
         // earlier than PMIx would give it); else its owner, from the directory; else any
         // process of this host (a key put by a PMIx client other than this library:
@@ -1061,6 +1084,22 @@ mod tests {
         assert!(dir.known.arena_len() <= KNOWN_BYTES);
         assert!(kept > KNOWN_BYTES / Store::record_len(b"k10000", &value) - 1);
         assert!(dir.known.get(b"k0").is_some());
+    }
+
+    #[test]
+    fn keys_pmix_keeps_or_node_attributes_use_are_stored_under_ours() {
+        assert_eq!(&store_key(b"card-0").unwrap()[..], b"card-0");
+        assert_eq!(&store_key(b"pmi_card").unwrap()[..], b"pmi_card");
+        assert_eq!(&store_key(b"pmix_card").unwrap()[..], b"libpmi:pmix_card");
+        assert_eq!(
+            &store_key(b"pmi2.nodeattr.x").unwrap()[..],
+            b"libpmi:pmi2.nodeattr.x"
+        );
+        // PMIx's keys hold 511 bytes: 504 of a program's and the prefix.
+        let longest = [b"pmix".as_slice(), &[b'k'; 500]].concat();
+        assert_eq!(store_key(&longest).unwrap().len(), 511);
+        let over = [longest.as_slice(), b"k"].concat();
+        assert_eq!(store_key(&over), Err(PmiError::InvalidKeyLength));
     }
 
     #[test]
