@@ -546,10 +546,89 @@ pub fn vector_of(nodes: impl IntoIterator<Item = Option<u64>>, max_len: usize) -
     (text.len() <= max_len).then_some(text)
 }
 
+/// The vector form of a layout given rank by rank, as [`vector_of`], in at most `max_len`
+/// bytes: every rank written out when that fits, else one cycle of the layout's shortest
+/// period (`(vector,(0,2,1))` for ranks dealt round-robin to 2 nodes), which a reader
+/// repeats as RFC 13 says; `None` when neither fits.
+pub fn cycle_of(nodes: &[u64], max_len: usize) -> Option<String> {
+    vector_of(nodes.iter().map(|&n| Some(n)), max_len).or_else(|| {
+        let period = shortest_period(nodes);
+        vector_of(nodes[..period].iter().map(|&n| Some(n)), max_len)
+    })
+}
+
+/// The smallest `p` such that `items[i] == items[i + p]` wherever both exist: the
+/// length of the shortest prefix whose repetition gives `items` (the prefix function,
+/// one pass).
+fn shortest_period<T: PartialEq>(items: &[T]) -> usize {
+    let mut border = vec![0usize; items.len()];
+    let mut k = 0;
+    for i in 1..items.len() {
+        while k > 0 && items[i] != items[k] {
+            k = border[k - 1];
+        }
+        if items[i] == items[k] {
+            k += 1;
+        }
+        border[i] = k;
+    }
+    items.len() - border.last().copied().unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_layout_too_long_to_write_out_is_given_as_one_cycle() {
+        let cyclic: Vec<u64> = (0..1024).map(|r| r % 2).collect();
+        assert_eq!(cycle_of(&cyclic, 4095).as_deref(), Some("(vector,(0,2,1))"));
+        let blocks: Vec<u64> = (0..1024).map(|r| r / 512).collect();
+        assert_eq!(
+            cycle_of(&blocks, 4095).as_deref(),
+            Some("(vector,(0,2,512))")
+        );
+        // Short enough: every rank, as before.
+        let few: Vec<u64> = (0..6).map(|r| r % 2).collect();
+        assert_eq!(
+            cycle_of(&few, 4095).as_deref(),
+            Some("(vector,(0,2,1),(0,2,1),(0,2,1))")
+        );
+        // A last cycle cut short: 0,0,1 | 0,0,1 | 0.
+        let cut = [0, 0, 1, 0, 0, 1, 0];
+        assert_eq!(
+            cycle_of(&cut, 30).as_deref(),
+            Some("(vector,(0,1,2),(1,1,1))")
+        );
+        // No cycle short enough (the Thue-Morse sequence has none): nothing.
+        let irregular: Vec<u64> = (0..4000u64)
+            .map(|r| u64::from(r.count_ones() % 2))
+            .collect();
+        assert_eq!(cycle_of(&irregular, 100), None);
+        assert_eq!(shortest_period(&[5]), 1);
+        assert_eq!(shortest_period(&[1, 2, 1, 2, 1]), 2);
+        assert_eq!(shortest_period(&[1, 1, 2]), 3);
+    }
+
+    proptest! {
+        /// However it is written, the text places every rank on its node.
+        #[test]
+        fn a_cycle_places_every_rank(
+            cycle in prop::collection::vec(0u64..4, 1..8),
+            size in 1usize..300,
+            room in 16usize..200,
+        ) {
+            let nodes: Vec<u64> = (0..size).map(|r| cycle[r % cycle.len()]).collect();
+            if let Some(text) = cycle_of(&nodes, room) {
+                prop_assert!(text.len() <= room);
+                let mapping = Mapping::parse(text.as_bytes()).unwrap();
+                for (rank, &node) in nodes.iter().enumerate() {
+                    prop_assert_eq!(mapping.node_of(rank as u32, size as u32), Some(node));
+                }
+            }
+        }
+    }
 
     /// A valid mapping string, where it comes from, and expected cliques.
     struct Valid {

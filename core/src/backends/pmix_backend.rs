@@ -517,7 +517,16 @@ impl Pmix {
             Some(nodes) => (nodes, "host names"),
             None => (self.nodes_by(b"pmix.nodeid")?, "node ids"),
         };
-        let text = mapping::vector_of(nodes.iter().map(|&n| Some(n)), usize::MAX)?;
+        // Within the value maximum, as every value is (a reader sized its buffer so).
+        let Some(text) = mapping::cycle_of(&nodes, PMIX_MAXES.value - 1) else {
+            trace::line(format_args!(
+                "no PMI_process_mapping: the layout of {} ranks from {from} does not fit in \
+                 {} bytes",
+                nodes.len(),
+                PMIX_MAXES.value - 1
+            ));
+            return None;
+        };
         trace::line(format_args!(
             "PMI_process_mapping built from {} {from}: \"{text}\"",
             nodes.len()
