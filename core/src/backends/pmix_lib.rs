@@ -847,7 +847,7 @@ fn add_timeout(infos: &mut Infos<'_>, timeout: Option<u32>) {
 /// `PMI2_Abort(0, ...)`), when PMIx is initialized; false when it is not. Its wait for
 /// the server is bounded: after `PMI_TIMEOUT` seconds (else 10) the process ends by
 /// `SIGALRM`, its action reset to the default first (only async-signal-safe calls here
-/// before `PMIx_Abort` itself).
+/// before `PMIx_Abort` itself); the bound is lifted when `PMIx_Abort` returns.
 pub fn abort(code: c_int, message: *const c_char, whole_job: bool) -> bool {
     let Some(lib) = LIB.get() else {
         return false;
@@ -881,5 +881,9 @@ pub fn abort(code: c_int, message: *const c_char, whole_job: bool) -> bool {
     // SAFETY: `message` is NUL-terminated (the caller's, or empty); `procs` is NULL (the
     // job) or this process's id, `nprocs` entries.
     unsafe { (lib.fns.abort)(code, message, procs, nprocs) };
+    // Answered in time: the bound is off, so that the exit that follows (its handlers
+    // may take a while) ends with the code asked for, not with SIGALRM.
+    // SAFETY: alarm is async-signal-safe and takes no pointer.
+    unsafe { libc::alarm(0) };
     true
 }
