@@ -238,8 +238,10 @@ fn tick(calls: &Calls) {
 /// ([`server_sockets`]).
 fn shut(fds: &HashSet<RawFd>, servers: &[SocketAddr]) {
     for fd in server_sockets(fds, servers) {
-        // SAFETY: shutdown takes an fd number; this one is a TCP socket that leads to the
-        // server.
+        // SAFETY: shutdown takes an fd number and no memory. The number led to the server
+        // when /proc was read; should PMIx's thread close it and another thread open a
+        // socket under it before this line, that socket is shut (a narrow window, only
+        // once a call has outlived its bound, and the process is then on its way out).
         unsafe { libc::shutdown(fd, libc::SHUT_RDWR) };
     }
 }
