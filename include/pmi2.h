@@ -246,7 +246,8 @@ int PMI2_KVS_Fence(void);
  * another job's id; `PMI2_ERR_INVALID_KEY` if no process put it;
  * `PMI2_ERR_INVALID_LENGTH` if it does not fit in `maxvalue` bytes (`maxvalue` 0 or
  * less included: a way to ask for the length): nothing is written to `value`, and
- * `*vallen` is the length needed, negated.
+ * `*vallen` is the value's length without its NUL, negated (as MPICH's client says it):
+ * a buffer of that length and one more holds it.
  */
 int PMI2_KVS_Get(const char *jobid, int src_pmi_id, const char *key, char *value, int maxvalue, int *vallen);
 

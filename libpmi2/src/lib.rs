@@ -8,7 +8,7 @@
 //!   outputs are written only on success, never past the length the caller gave, and
 //!   nothing is truncated silently: a value that does not fit is
 //!   `PMI2_ERR_INVALID_LENGTH` with nothing written (`PMI2_KVS_Get` also reports the
-//!   length needed, negated, in `*vallen`);
+//!   value's length without its NUL, negated, in `*vallen`);
 //! - NULL pointers are `PMI2_ERR_INVALID_ARG`; calls before `PMI2_Init` or after
 //!   `PMI2_Finalize` get `PMI2_ERR_INIT`;
 //! - keys are 1 to 63 bytes, values 1 to 1023 (`PMI2_MAX_KEYLEN`, `PMI2_MAX_VALLEN`,

@@ -102,7 +102,8 @@ pub extern "C" fn PMI2_KVS_Fence() -> c_int {
 /// another job's id; `PMI2_ERR_INVALID_KEY` if no process put it;
 /// `PMI2_ERR_INVALID_LENGTH` if it does not fit in `maxvalue` bytes (`maxvalue` 0 or
 /// less included: a way to ask for the length): nothing is written to `value`, and
-/// `*vallen` is the length needed, negated.
+/// `*vallen` is the value's length without its NUL, negated (as MPICH's client says it):
+/// a buffer of that length and one more holds it.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_KVS_Get(
     jobid: *const c_char,
