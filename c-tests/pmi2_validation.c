@@ -157,6 +157,9 @@ int main(void)
     memset(&conn, 0, sizeof conn);
     CHECK_RC(PMI2_Job_Connect("another-job", &conn), PMI2_FAIL);
     CHECK_RC(PMI2_Job_Disconnect("another-job"), PMI2_FAIL);
+    CHECK_RC(PMI2_Job_Connect(NULL, &conn), PMI2_ERR_INVALID_ARG);
+    CHECK_RC(PMI2_Job_Connect("another-job", NULL), PMI2_ERR_INVALID_ARG);
+    CHECK_RC(PMI2_Job_Disconnect(NULL), PMI2_ERR_INVALID_ARG);
     /* The connection still works. */
     REQUIRE_RC(PMI2_KVS_Fence(), PMI2_SUCCESS);
 

@@ -166,7 +166,8 @@ int PMI2_Job_GetRank(int *rank);
 int PMI2_Info_GetSize(int *size);
 
 /**
- * Not supported: `PMI2_FAIL`, one trace line, nothing sent. No server offers
+ * Not supported: `PMI2_FAIL` (`PMI2_ERR_INVALID_ARG` for a NULL pointer), one trace
+ * line, nothing sent. No server offers
  * `job-connect`: Slurm 22.05's plugin logs "not implemented" and never answers, and
  * MPICH's Hydra ends the job on a command it does not know.
  */

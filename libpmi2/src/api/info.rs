@@ -57,7 +57,8 @@ pub unsafe extern "C" fn PMI2_Info_GetSize(size: *mut c_int) -> c_int {
     )
 }
 
-/// Not supported: `PMI2_FAIL`, one trace line, nothing sent. No server offers
+/// Not supported: `PMI2_FAIL` (`PMI2_ERR_INVALID_ARG` for a NULL pointer), one trace
+/// line, nothing sent. No server offers
 /// `job-connect`: Slurm 22.05's plugin logs "not implemented" and never answers, and
 /// MPICH's Hydra ends the job on a command it does not know.
 #[unsafe(no_mangle)]
@@ -72,6 +73,11 @@ pub unsafe extern "C" fn PMI2_Job_Connect(
             write!(f, "PMI2_Job_Connect({}, {conn:p})", s_jobid)
         },
         || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            unsafe { ffi::bytes_in(jobid) }?;
+            if conn.is_null() {
+                return Err(PmiError::InvalidArg);
+            }
             with_client(|_| Ok(()))?;
             trace::line(format_args!("PMI2_Job_Connect: not supported"));
             Err(PmiError::Fail)
@@ -89,6 +95,8 @@ pub unsafe extern "C" fn PMI2_Job_Disconnect(jobid: *const c_char) -> c_int {
             write!(f, "PMI2_Job_Disconnect({})", s_jobid)
         },
         || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            unsafe { ffi::bytes_in(jobid) }?;
             with_client(|_| Ok(()))?;
             trace::line(format_args!("PMI2_Job_Disconnect: not supported"));
             Err(PmiError::Fail)
