@@ -66,13 +66,15 @@ static void null_pointers(const char *kvs)
     CHECK_RC(PMI_Get_clique_ranks(NULL, 4), PMI_ERR_INVALID_ARG);
     CHECK_RC(PMI_KVS_Get_my_name(NULL, 256), PMI_ERR_INVALID_ARG);
     CHECK_RC(PMI_Get_id(NULL, 256), PMI_ERR_INVALID_ARG);
-    CHECK_RC(PMI_KVS_Put(NULL, "k", "v"), PMI_ERR_INVALID_ARG);
-    CHECK_RC(PMI_KVS_Put(kvs, NULL, "v"), PMI_ERR_INVALID_ARG);
-    CHECK_RC(PMI_KVS_Put(kvs, "k", NULL), PMI_ERR_INVALID_ARG);
+    /* Put and get: RFC 13 lists no PMI_ERR_INVALID_ARG for them, but a code per
+     * argument (as Slurm's library answers). */
+    CHECK_RC(PMI_KVS_Put(NULL, "k", "v"), PMI_ERR_INVALID_KVS);
+    CHECK_RC(PMI_KVS_Put(kvs, NULL, "v"), PMI_ERR_INVALID_KEY);
+    CHECK_RC(PMI_KVS_Put(kvs, "k", NULL), PMI_ERR_INVALID_VAL);
     CHECK_RC(PMI_KVS_Commit(NULL), PMI_ERR_INVALID_ARG);
-    CHECK_RC(PMI_KVS_Get(NULL, "k", buf, sizeof buf), PMI_ERR_INVALID_ARG);
-    CHECK_RC(PMI_KVS_Get(kvs, NULL, buf, sizeof buf), PMI_ERR_INVALID_ARG);
-    CHECK_RC(PMI_KVS_Get(kvs, "k", NULL, sizeof buf), PMI_ERR_INVALID_ARG);
+    CHECK_RC(PMI_KVS_Get(NULL, "k", buf, sizeof buf), PMI_ERR_INVALID_KVS);
+    CHECK_RC(PMI_KVS_Get(kvs, NULL, buf, sizeof buf), PMI_ERR_INVALID_KEY);
+    CHECK_RC(PMI_KVS_Get(kvs, "k", NULL, sizeof buf), PMI_ERR_INVALID_VAL);
     CHECK_RC(PMI_Publish_name(NULL, "p"), PMI_ERR_INVALID_ARG);
     CHECK_RC(PMI_Lookup_name("svc", NULL), PMI_ERR_INVALID_ARG);
 }

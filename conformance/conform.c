@@ -228,9 +228,9 @@ static void kvs_puts(struct test *x, struct test *once, struct test *val)
     EXPECT_RC(val, PMI_KVS_Put(g_kvs, "", "v"), PMI_ERR_INVALID_KEY);
     EXPECT_RC(val, PMI_KVS_Put(g_kvs, "conf-nl", "a\nb"), PMI_ERR_INVALID_VAL);
     EXPECT_RC(val, PMI_KVS_Put("conformance-not-my-kvs", "k", "v"), PMI_ERR_INVALID_KVS);
-    EXPECT_RC(val, PMI_KVS_Put(NULL, "k", "v"), PMI_ERR_INVALID_ARG);
-    EXPECT_RC(val, PMI_KVS_Put(g_kvs, NULL, "v"), PMI_ERR_INVALID_ARG);
-    EXPECT_RC(val, PMI_KVS_Put(g_kvs, "k", NULL), PMI_ERR_INVALID_ARG);
+    EXPECT_RC(val, PMI_KVS_Put(NULL, "k", "v"), PMI_ERR_INVALID_KVS);
+    EXPECT_RC(val, PMI_KVS_Put(g_kvs, NULL, "v"), PMI_ERR_INVALID_KEY);
+    EXPECT_RC(val, PMI_KVS_Put(g_kvs, "k", NULL), PMI_ERR_INVALID_VAL);
     EXPECT_RC(val, PMI_KVS_Commit("conformance-not-my-kvs"), PMI_ERR_INVALID_KVS);
     free(longkey), free(longval);
 
@@ -290,7 +290,7 @@ static void kvs_gets(struct test *x, struct test *val)
            rc == PMI_SUCCESS ? (int)strlen(value) : -1);
     EXPECT_RC(val, PMI_KVS_Get("conformance-not-my-kvs", key, value, g_valmax),
               PMI_ERR_INVALID_KVS);
-    EXPECT_RC(val, PMI_KVS_Get(g_kvs, key, NULL, g_valmax), PMI_ERR_INVALID_ARG);
+    EXPECT_RC(val, PMI_KVS_Get(g_kvs, key, NULL, g_valmax), PMI_ERR_INVALID_VAL);
     verdict(val, "the library refuses what would break or be truncated: key of keylen_max "
                  "chars -> INVALID_KEY_LENGTH, value of vallen_max -> INVALID_VAL_LENGTH, "
                  "key with space/=/empty -> INVALID_KEY, newline -> INVALID_VAL, foreign "

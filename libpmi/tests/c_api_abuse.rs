@@ -48,23 +48,23 @@ fn abuse_gets_clear_codes_and_sends_nothing() {
         assert_eq!(PMI_Get_clique_ranks(null_mut(), 4), PMI_ERR_INVALID_ARG);
         assert_eq!(
             PMI_KVS_Put(null(), c("k").as_ptr(), c("v").as_ptr()),
-            PMI_ERR_INVALID_ARG
+            PMI_ERR_INVALID_KVS
         );
         assert_eq!(
             PMI_KVS_Put(kvs, null(), c("v").as_ptr()),
-            PMI_ERR_INVALID_ARG
+            PMI_ERR_INVALID_KEY
         );
         assert_eq!(
             PMI_KVS_Put(kvs, c("k").as_ptr(), null()),
-            PMI_ERR_INVALID_ARG
+            PMI_ERR_INVALID_VAL
         );
         assert_eq!(
             PMI_KVS_Get(kvs, c("k").as_ptr(), null_mut(), 64),
-            PMI_ERR_INVALID_ARG
+            PMI_ERR_INVALID_VAL
         );
         assert_eq!(
             PMI_KVS_Get(null(), c("k").as_ptr(), buf.as_mut_ptr(), 64),
-            PMI_ERR_INVALID_ARG
+            PMI_ERR_INVALID_KVS
         );
         assert_eq!(PMI_KVS_Commit(null()), PMI_ERR_INVALID_ARG);
         assert_eq!(

@@ -10,6 +10,13 @@ use pmi_core::error::PmiError;
 use pmi_core::ffi;
 use pmi_core::state;
 
+/// A NULL argument of `PMI_KVS_Put` or `PMI_KVS_Get` as RFC 13 names it, by the argument
+/// (`PMI_ERR_INVALID_KVS`, `_KEY`, `_VAL`: the RFC lists no `PMI_ERR_INVALID_ARG` for
+/// these two, and Slurm's library answers so); any other refusal as it is.
+fn named<T>(checked: Result<T, PmiError>, null: PmiError) -> Result<T, PmiError> {
+    checked.map_err(|e| if e == PmiError::InvalidArg { null } else { e })
+}
+
 /// Write this process group's kvsname into `(buf, length)`.
 ///
 /// # Safety
@@ -140,11 +147,10 @@ pub unsafe extern "C" fn PMI_KVS_Get_value_length_max(length: *mut c_int) -> c_i
 /// `PMI_Barrier`. A key may be put once: putting it again with the same value succeeds
 /// without traffic, with another value fails.
 ///
-/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if an argument is NULL;
-/// `PMI_ERR_INVALID_KVS` if `kvsname` is not this process group's;
-/// `PMI_ERR_INVALID_KEY` if `key` is empty, holds a space, `=` or a control character,
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_KVS` if `kvsname` is NULL or not this process
+/// group's; `PMI_ERR_INVALID_KEY` if `key` is NULL, empty, holds a space, `=` or a control character,
 /// or was put before with another value; `PMI_ERR_INVALID_KEY_LENGTH` if it is longer
-/// than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` is empty (RFC 13's
+/// than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` is NULL, empty (RFC 13's
 /// `string` has at least one character), holds a newline, carriage return or other
 /// control character but tab, or ends in ` found=TRUE` or ` found=FALSE` (Hydra 4.1.1 to
 /// 4.2.0 append that field to a get reply's value); `PMI_ERR_INVALID_VAL_LENGTH` if
@@ -170,9 +176,9 @@ pub unsafe extern "C" fn PMI_KVS_Put(
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let (kvsname, key, value) = unsafe {
                 (
-                    ffi::bytes_in(kvsname)?,
-                    ffi::bytes_in(key)?,
-                    ffi::bytes_in(value)?,
+                    named(ffi::bytes_in(kvsname), PmiError::InvalidKvs)?,
+                    named(ffi::bytes_in(key), PmiError::InvalidKey)?,
+                    named(ffi::bytes_in(value), PmiError::InvalidVal)?,
                 )
             };
             state::with_client(|c| c.put(kvsname, key, value))
@@ -210,11 +216,11 @@ pub unsafe extern "C" fn PMI_KVS_Commit(kvsname: *const c_char) -> c_int {
 /// again among the last 8 keys read, which a cache of at most 4 MiB keeps, because
 /// RFC 13 keys are put once).
 ///
-/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL;
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_VAL` if `value` is NULL;
 /// `PMI_ERR_INVALID_LENGTH` if `length` < 1 or the value and its NUL do not fit (nothing
-/// is written, never a truncation); `PMI_ERR_INVALID_KVS` if `kvsname` is not this process
-/// group's; `PMI_ERR_INVALID_KEY` if the key is malformed (as for `PMI_KVS_Put`) or the
-/// server does not have it (the connection stays usable);
+/// is written, never a truncation); `PMI_ERR_INVALID_KVS` if `kvsname` is NULL or not this
+/// process group's; `PMI_ERR_INVALID_KEY` if the key is NULL, malformed (as for
+/// `PMI_KVS_Put`) or the server does not have it (the connection stays usable);
 /// `PMI_ERR_INVALID_KEY_LENGTH` if it is too long; `PMI_ERR_INIT` if not initialized;
 /// `PMI_FAIL` if the server fails.
 ///
@@ -239,9 +245,9 @@ pub unsafe extern "C" fn PMI_KVS_Get(
             // writable bytes.
             let (kvsname, key, out) = unsafe {
                 (
-                    ffi::bytes_in(kvsname)?,
-                    ffi::bytes_in(key)?,
-                    ffi::out_str(value, length)?,
+                    named(ffi::bytes_in(kvsname), PmiError::InvalidKvs)?,
+                    named(ffi::bytes_in(key), PmiError::InvalidKey)?,
+                    named(ffi::out_str(value, length), PmiError::InvalidVal)?,
                 )
             };
             state::with_client(|c| out.write(c.get(kvsname, key)?))
