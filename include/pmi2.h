@@ -156,12 +156,18 @@ int PMI2_Job_GetId(char *jobid, int jobid_size);
 
 /**
  * This process's rank in the job. No traffic.
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` if `rank` is NULL; `PMI2_ERR_INIT` if
+ * not initialized.
  */
 int PMI2_Job_GetRank(int *rank);
 
 /**
  * The number of this job's processes on this node (from `PMI_process_mapping`, or the
  * PMIx server's local peers).
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` if `size` is NULL; `PMI2_ERR_INIT` if
+ * not initialized; `PMI2_FAIL` if the server fails.
  */
 int PMI2_Info_GetSize(int *size);
 
@@ -184,28 +190,48 @@ int PMI2_Job_Disconnect(const char *jobid);
  * on the node puts it. `localRanksCount` and `localRanks` (the ranks on this node,
  * comma-separated) are answered from the job's layout, as by
  * `PMI2_Info_GetNodeAttrIntArray`.
+ *
+ * Returns `PMI2_SUCCESS` (`*found` 0 for an attribute nobody put);
+ * `PMI2_ERR_INVALID_ARG` if `name`, `value` or `found` is NULL; `PMI2_ERR_INVALID_LENGTH`
+ * if `valuelen` < 1 or the value and its NUL do not fit (nothing written, `*found`
+ * untouched); `PMI2_ERR_INVALID_KEY`/`_KEY_LENGTH` for a name `PMI2_KVS_Put` would
+ * refuse as a key; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the server fails.
  */
 int PMI2_Info_GetNodeAttr(const char *name, char *value, int valuelen, int *found, int waitfor);
 
 /**
  * A node attribute that is a list of integers. `localRanksCount` and `localRanks` (the
  * ranks on this node) are answered from the job's layout; other names from the server.
+ *
+ * Returns `PMI2_SUCCESS` (`*found` 0 and `*outlen` 0 for an attribute nobody put);
+ * `PMI2_ERR_INVALID_ARG` if a pointer is NULL; `PMI2_ERR_INVALID_LENGTH` if `arraylen`
+ * < 0 or the integers do not fit (nothing written); `PMI2_ERR_INVALID_KEY`/`_KEY_LENGTH`
+ * for a name `PMI2_KVS_Put` would refuse as a key; `PMI2_ERR_INIT` if not initialized;
+ * `PMI2_FAIL` if the server fails or the value is not a comma-separated list of `int`s.
  */
 int PMI2_Info_GetNodeAttrIntArray(const char *name, int *array, int arraylen, int *outlen, int *found);
 
 /**
  * Set a node attribute for the processes on this node.
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL; the codes of `PMI2_KVS_Put`
+ * for a name or value it would refuse as a key or value (nothing sent);
+ * `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the server fails.
  */
 int PMI2_Info_PutNodeAttr(const char *name, const char *value);
 
 /**
  * A job attribute (`PMI_process_mapping`, `universeSize`, ...): `*found` 1 and the
  * value with its NUL in `value` (`valuelen` bytes), or `*found` 0.
+ *
+ * Returns as `PMI2_Info_GetNodeAttr`.
  */
 int PMI2_Info_GetJobAttr(const char *name, char *value, int valuelen, int *found);
 
 /**
  * A job attribute that is a list of integers (`universeSize`, ...).
+ *
+ * Returns as `PMI2_Info_GetNodeAttrIntArray`.
  */
 int PMI2_Info_GetJobAttrIntArray(const char *name, int *array, int arraylen, int *outlen, int *found);
 
@@ -227,14 +253,20 @@ int PMIX_Ring(const char *value, int *rank, int *ranks, char *left, char *right,
  * another value is `PMI2_ERR_INVALID_KEY`.
  *
  * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL; `PMI2_ERR_INVALID_KEY` for an
- * empty key; `PMI2_ERR_INVALID_KEY_LENGTH`/`_VAL_LENGTH` when too long (nothing sent);
- * `PMI2_ERR_INIT`; `PMI2_FAIL` if the server refuses.
+ * empty key, one holding a `;`, or one put before with another value;
+ * `PMI2_ERR_INVALID_VAL` for an empty value or one holding a `;` (servers cut at it);
+ * `PMI2_ERR_INVALID_KEY_LENGTH`/`_VAL_LENGTH` when too long (63 and 1023 bytes at
+ * most); nothing is sent when an argument is refused; `PMI2_ERR_INIT` if not
+ * initialized; `PMI2_FAIL` if the server refuses.
  */
 int PMI2_KVS_Put(const char *key, const char *value);
 
 /**
  * Wait until every process of the job has called it; the puts made before are then
  * visible to all.
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the server
+ * fails.
  */
 int PMI2_KVS_Fence(void);
 
@@ -284,17 +316,31 @@ int PMI2_Abort(int flag, const char *msg);
 
 /**
  * Publish `port` under `service_name` (`info_ptr` is ignored).
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL, or for a service name or port
+ * that is empty, holds a `;` or is too long (the name: 1023 bytes at most, the port:
+ * 255); nothing is sent then; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the
+ * server refuses.
  */
 int PMI2_Nameserv_publish(const char *service_name, const struct MPID_Info *info_ptr, const char *port);
 
 /**
  * The port published under `service_name`, with its NUL, into `port` (`portLen`
  * bytes); `PMI2_FAIL` when nothing is published under it.
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL or a service name
+ * `PMI2_Nameserv_publish` would refuse; `PMI2_ERR_INVALID_LENGTH` if `portLen` < 1 or
+ * the port and its NUL do not fit (nothing written); `PMI2_ERR_INIT` if not initialized;
+ * `PMI2_FAIL` if nothing is published under it or the server fails.
  */
 int PMI2_Nameserv_lookup(const char *service_name, const struct MPID_Info *info_ptr, char *port, int portLen);
 
 /**
  * Withdraw what was published under `service_name`.
+ *
+ * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL or a service name
+ * `PMI2_Nameserv_publish` would refuse; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL`
+ * if the server refuses (nothing was published under it, where the server says so).
  */
 int PMI2_Nameserv_unpublish(const char *service_name, const struct MPID_Info *info_ptr);
 

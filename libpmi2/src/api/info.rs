@@ -28,6 +28,9 @@ pub unsafe extern "C" fn PMI2_Job_GetId(jobid: *mut c_char, jobid_size: c_int) -
 }
 
 /// This process's rank in the job. No traffic.
+///
+/// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` if `rank` is NULL; `PMI2_ERR_INIT` if
+/// not initialized.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Job_GetRank(rank: *mut c_int) -> c_int {
     guard(
@@ -43,6 +46,9 @@ pub unsafe extern "C" fn PMI2_Job_GetRank(rank: *mut c_int) -> c_int {
 
 /// The number of this job's processes on this node (from `PMI_process_mapping`, or the
 /// PMIx server's local peers).
+///
+/// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` if `size` is NULL; `PMI2_ERR_INIT` if
+/// not initialized; `PMI2_FAIL` if the server fails.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Info_GetSize(size: *mut c_int) -> c_int {
     guard(
@@ -109,6 +115,12 @@ pub unsafe extern "C" fn PMI2_Job_Disconnect(jobid: *const c_char) -> c_int {
 /// on the node puts it. `localRanksCount` and `localRanks` (the ranks on this node,
 /// comma-separated) are answered from the job's layout, as by
 /// `PMI2_Info_GetNodeAttrIntArray`.
+///
+/// Returns `PMI2_SUCCESS` (`*found` 0 for an attribute nobody put);
+/// `PMI2_ERR_INVALID_ARG` if `name`, `value` or `found` is NULL; `PMI2_ERR_INVALID_LENGTH`
+/// if `valuelen` < 1 or the value and its NUL do not fit (nothing written, `*found`
+/// untouched); `PMI2_ERR_INVALID_KEY`/`_KEY_LENGTH` for a name `PMI2_KVS_Put` would
+/// refuse as a key; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the server fails.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Info_GetNodeAttr(
     name: *const c_char,
@@ -201,6 +213,12 @@ fn int_array(
 
 /// A node attribute that is a list of integers. `localRanksCount` and `localRanks` (the
 /// ranks on this node) are answered from the job's layout; other names from the server.
+///
+/// Returns `PMI2_SUCCESS` (`*found` 0 and `*outlen` 0 for an attribute nobody put);
+/// `PMI2_ERR_INVALID_ARG` if a pointer is NULL; `PMI2_ERR_INVALID_LENGTH` if `arraylen`
+/// < 0 or the integers do not fit (nothing written); `PMI2_ERR_INVALID_KEY`/`_KEY_LENGTH`
+/// for a name `PMI2_KVS_Put` would refuse as a key; `PMI2_ERR_INIT` if not initialized;
+/// `PMI2_FAIL` if the server fails or the value is not a comma-separated list of `int`s.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Info_GetNodeAttrIntArray(
     name: *const c_char,
@@ -245,6 +263,10 @@ fn layout_attr(c: &mut pmi_core::client::Client, name: &[u8]) -> PmiResult<Optio
 }
 
 /// Set a node attribute for the processes on this node.
+///
+/// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL; the codes of `PMI2_KVS_Put`
+/// for a name or value it would refuse as a key or value (nothing sent);
+/// `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the server fails.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Info_PutNodeAttr(name: *const c_char, value: *const c_char) -> c_int {
     guard(
@@ -263,6 +285,8 @@ pub unsafe extern "C" fn PMI2_Info_PutNodeAttr(name: *const c_char, value: *cons
 
 /// A job attribute (`PMI_process_mapping`, `universeSize`, ...): `*found` 1 and the
 /// value with its NUL in `value` (`valuelen` bytes), or `*found` 0.
+///
+/// Returns as `PMI2_Info_GetNodeAttr`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Info_GetJobAttr(
     name: *const c_char,
@@ -282,6 +306,8 @@ pub unsafe extern "C" fn PMI2_Info_GetJobAttr(
 }
 
 /// A job attribute that is a list of integers (`universeSize`, ...).
+///
+/// Returns as `PMI2_Info_GetNodeAttrIntArray`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Info_GetJobAttrIntArray(
     name: *const c_char,

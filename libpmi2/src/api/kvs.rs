@@ -66,8 +66,11 @@ pub unsafe extern "C" fn PMIX_Ring(
 /// another value is `PMI2_ERR_INVALID_KEY`.
 ///
 /// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL; `PMI2_ERR_INVALID_KEY` for an
-/// empty key; `PMI2_ERR_INVALID_KEY_LENGTH`/`_VAL_LENGTH` when too long (nothing sent);
-/// `PMI2_ERR_INIT`; `PMI2_FAIL` if the server refuses.
+/// empty key, one holding a `;`, or one put before with another value;
+/// `PMI2_ERR_INVALID_VAL` for an empty value or one holding a `;` (servers cut at it);
+/// `PMI2_ERR_INVALID_KEY_LENGTH`/`_VAL_LENGTH` when too long (63 and 1023 bytes at
+/// most); nothing is sent when an argument is refused; `PMI2_ERR_INIT` if not
+/// initialized; `PMI2_FAIL` if the server refuses.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_KVS_Put(key: *const c_char, value: *const c_char) -> c_int {
     guard(
@@ -86,6 +89,9 @@ pub unsafe extern "C" fn PMI2_KVS_Put(key: *const c_char, value: *const c_char) 
 
 /// Wait until every process of the job has called it; the puts made before are then
 /// visible to all.
+///
+/// Returns `PMI2_SUCCESS`; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the server
+/// fails.
 #[unsafe(no_mangle)]
 pub extern "C" fn PMI2_KVS_Fence() -> c_int {
     guard(

@@ -8,6 +8,11 @@ use crate::api::*;
 use crate::codes::guard;
 
 /// Publish `port` under `service_name` (`info_ptr` is ignored).
+///
+/// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL, or for a service name or port
+/// that is empty, holds a `;` or is too long (the name: 1023 bytes at most, the port:
+/// 255); nothing is sent then; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL` if the
+/// server refuses.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Nameserv_publish(
     service_name: *const c_char,
@@ -34,6 +39,11 @@ pub unsafe extern "C" fn PMI2_Nameserv_publish(
 
 /// The port published under `service_name`, with its NUL, into `port` (`portLen`
 /// bytes); `PMI2_FAIL` when nothing is published under it.
+///
+/// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL or a service name
+/// `PMI2_Nameserv_publish` would refuse; `PMI2_ERR_INVALID_LENGTH` if `portLen` < 1 or
+/// the port and its NUL do not fit (nothing written); `PMI2_ERR_INIT` if not initialized;
+/// `PMI2_FAIL` if nothing is published under it or the server fails.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Nameserv_lookup(
     service_name: *const c_char,
@@ -62,6 +72,10 @@ pub unsafe extern "C" fn PMI2_Nameserv_lookup(
 }
 
 /// Withdraw what was published under `service_name`.
+///
+/// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for NULL or a service name
+/// `PMI2_Nameserv_publish` would refuse; `PMI2_ERR_INIT` if not initialized; `PMI2_FAIL`
+/// if the server refuses (nothing was published under it, where the server says so).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Nameserv_unpublish(
     service_name: *const c_char,
