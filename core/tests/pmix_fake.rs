@@ -138,6 +138,14 @@ fn the_pmix_backend_over_a_fake_libpmix() {
         assert_eq!(c.clique_into(&mut ranks), Ok(2));
         assert_eq!(ranks, [0, 1]);
         calls(&log);
+        // PMI_process_mapping, built from each rank's host name (no ANL map here) once:
+        // asked again, as PMI-2's job attribute, it makes no PMIx call.
+        let mapping = Some(b"(vector,(0,1,2))".to_vec());
+        assert_eq!(c.job_attr(b"PMI_process_mapping"), Ok(mapping.clone()));
+        let built = calls(&log);
+        assert!(has(&built, "get 1 pmix.hname ninfo=1"), "{built:?}");
+        assert_eq!(c.job_attr(b"PMI_process_mapping"), Ok(mapping));
+        assert_eq!(calls(&log), Vec::<String>::new());
         // The name service.
         assert_eq!(c.publish_name(b"svc", b"tcp://h:1"), Ok(()));
         assert_eq!(c.lookup_name(b"svc"), Ok(&b"tcp://h:1"[..]));

@@ -259,6 +259,9 @@ pub struct Pmix {
     dir: Directory,
     /// Whose calls these are, for messages.
     api: Api,
+    /// `PMI_process_mapping` once known (built, it costs a `PMIx_Get` per rank; a job's
+    /// layout does not change).
+    layout: Option<Vec<u8>>,
 }
 
 /// A service name is a PMIx key: at most `PMIX_MAX_KEYLEN` bytes.
@@ -379,6 +382,7 @@ impl Pmix {
             timeout,
             dir: Directory::default(),
             api,
+            layout: None,
         };
         match pmix.identify(found) {
             Ok(id) => {
@@ -506,10 +510,19 @@ impl Pmix {
         }
     }
 
+    /// `PMI_process_mapping`, asked or built once (`build_mapping`); `None` when none is
+    /// known (asked again the next time).
+    fn mapping(&mut self) -> Option<Vec<u8>> {
+        if self.layout.is_none() {
+            self.layout = self.build_mapping();
+        }
+        self.layout.clone()
+    }
+
     /// `PMI_process_mapping` as PMIx gives it (`PMIX_ANL_MAP`, Slurm), or built from
     /// every rank's host name or node id (PRRTE gives no ANL map, and across hosts no
     /// node id of a process on another host); `None` when none is known.
-    fn mapping(&self) -> Option<Vec<u8>> {
+    fn build_mapping(&self) -> Option<Vec<u8>> {
         if let Ok(Answer::Text(map)) = self.fetch(&self.wildcard(), b"pmix.anlmap") {
             return Some(map);
         }
