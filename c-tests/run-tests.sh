@@ -217,6 +217,11 @@ run fork-a1b1-n2 0 -- "${H[@]}" -hosts a:1,b:1 -n 2 "$b/fork"
 run stalefd-n2 0 --expect log "is a listening socket" --expect log "is not a stream socket" \
     --expect log "is connected to this process itself" --expect log "is close-on-exec" -- \
     "${H[@]}" -n 2 "$b/stalefd"
+# mpiexec inside an `srun --mpi=pmix` step: its ranks inherit the step's PMIx variables,
+# and a program a rank starts must not take the step's rank 0 for the closed PMI_FD.
+run stalefd-outer-pmix-n2 0 --expect log "is not an open file descriptor" \
+    --absent log "an outer job's" -- \
+    env PMIX_NAMESPACE=slurm.pmix.12.0 PMIX_RANK=0 "${H[@]}" -n 2 "$b/stalefd"
 
 # --- no launcher: singleton mode, refusals, bad environments --------------------------------
 run singleton 0 --expect log "libpmi[0]: PMI_Spawn_multiple: no process manager (singleton mode)" \

@@ -2,7 +2,8 @@
  * not the fd (the library made it close-on-exec), and opens sockets of its own at N. The
  * helper's PMI_Init must refuse each of them with PMI_FAIL, leave it open and unwritten,
  * and never block: a listening socket, a UDP socket, a socketpair of its own, and a
- * connected TCP socket with the PMI_FD's close-on-exec flag set by this process.
+ * connected TCP socket with the PMI_FD's close-on-exec flag set by this process; and
+ * the fd closed, as inherited.
  * Usage: stalefd            (under a launcher: each rank runs the helper)
  *        stalefd --helper   (the helper; exit 0 when every case held) */
 #define _GNU_SOURCE /* dup3 */
@@ -49,6 +50,10 @@ static int helper(void)
     REQUIRE(env != NULL);
     int n = atoi(env);
     REQUIRE(fcntl(n, F_GETFD) == -1); /* the launcher's fd did not survive exec */
+    /* Closed, as inherited: refused (beside an outer job's PMIx variables too, whose rank
+     * the helper must not take). */
+    int spawned = -1;
+    CHECK_RC(PMI_Init(&spawned), PMI_FAIL);
 
     int listener = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};

@@ -148,9 +148,13 @@ pub fn pmi_fd(lookup: &dyn Fn(&str) -> Option<OsString>) -> Option<i32> {
 }
 
 /// Whether the environment names a launch other than `PMI_FD`: `PMI_PORT`, or a PMIx
-/// server (a non-empty `PMIX_*` marker).
+/// server (a non-empty `PMIX_*` marker) but not beside Hydra's `MPI_LOCALNRANKS`: there
+/// a `PMI_FD` that is not open is a Hydra rank's, inherited by a program the rank
+/// started (`system()`), and the PMIx variables an outer job's (`mpiexec` run in an
+/// `srun --mpi=pmix` step), whose rank that program must not take.
 pub fn names_another_launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
-    lookup("PMI_PORT").is_some() || pmix_marker(lookup).is_some()
+    lookup("PMI_PORT").is_some()
+        || (pmix_marker(lookup).is_some() && lookup("MPI_LOCALNRANKS").is_none())
 }
 
 // Out of line, as `singleton_allowed`: `launch` runs in every process's PMI_Init and
@@ -675,6 +679,19 @@ mod tests {
         assert!(!names_another_launch(&lookup_from(&[
             ("PMI_FD", "3"),
             ("PMI_SIZE", "2")
+        ])));
+        // Hydra's processes: its PMI_FD beside an outer Slurm step's PMIx variables is
+        // its own; beside PMI_PORT (-pmi-port inside a Slurm step), an outer job's.
+        assert!(!names_another_launch(&lookup_from(&[
+            ("PMI_FD", "3"),
+            ("MPI_LOCALNRANKS", "2"),
+            ("PMIX_NAMESPACE", "slurm.pmix.12.0"),
+            ("PMIX_RANK", "0")
+        ])));
+        assert!(names_another_launch(&lookup_from(&[
+            ("PMI_FD", "3"),
+            ("MPI_LOCALNRANKS", "2"),
+            ("PMI_PORT", "h:1")
         ])));
         // An empty PMIx variable says nothing (a wrapper that cleared it).
         let cleared = lookup_from(&[("PMIX_NAMESPACE", ""), ("PMIX_RANK", "")]);

@@ -35,8 +35,9 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     let refuse = |why: String| trace::fatal(format_args!("{call}: {why}"));
     let timeout = env::timeout(&lookup).map_err(refuse)?;
     // A PMI_FD that is not open beside another launch's variables (PMI_PORT, a PMIx
-    // server's) is an outer job's: `prterun` or `mpiexec -pmi-port` run inside a Slurm
-    // step that set PMI_FD, whose fd the launcher closed. The other launch, then.
+    // server's; `env::names_another_launch` says when) is an outer job's: `prterun` or
+    // `mpiexec -pmi-port` run inside a Slurm step that set PMI_FD, whose fd the launcher
+    // closed. The other launch, then.
     // (Not said under PMI_SINGLETON=1, which wins over both.) The environment is asked
     // first: under a launcher that names only PMI_FD, no system call is made for this.
     let stale_fd = env::pmi_fd(&lookup).filter(|&fd| {

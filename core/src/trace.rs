@@ -134,10 +134,15 @@ pub fn wire(dir: Dir, line: &[u8]) {
     }
 }
 
-/// Print one warning line, traced or not.
+/// Print one warning line, traced or not: `libpmi[RANK]: warning: ...`, or
+/// `libpmi: warning: ...` before the rank is known (as [`fatal`]).
 pub fn warn(cause: fmt::Arguments<'_>) {
     let rank = RANK.load(Ordering::Relaxed);
-    emit(format_args!("libpmi[{rank}]: warning: {cause}"));
+    if rank < 0 {
+        emit(format_args!("libpmi: warning: {cause}"));
+    } else {
+        emit(format_args!("libpmi[{rank}]: warning: {cause}"));
+    }
 }
 
 /// Print one line naming a failure that ends the job, traced or not, and return
