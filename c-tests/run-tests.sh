@@ -148,6 +148,9 @@ run stale-jobid-validation 0 -- env PMI_JOBID=1644.0 "${H[@]}" -n 2 "$b/validati
 # finds it there): the port is taken, with one warning line.
 run stale-fd-port-n2 0 --expect log "PMI_FD=97 is not open" -- \
     env PMI_FD=97 "${H[@]}" -pmi-port -n 2 "$b/exchange"
+# ...and its number taken since by another file (here the ranks' standard input).
+run stale-fd-reused-port-n2 0 --expect log "PMI_FD=0 is not a socket (an outer job's" -- \
+    env PMI_FD=0 "${H[@]}" -pmi-port -n 2 "$b/exchange"
 # Both libraries in one process: the second to initialize is refused with one line
 # naming the first (under -pmi-port both connected with the same PMI_ID before).
 for mode in "" -pmi-port; do

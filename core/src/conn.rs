@@ -373,7 +373,9 @@ pub fn fd_is_open(fd: RawFd) -> bool {
     unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
 }
 
-fn check_pmi_fd(fd: RawFd) -> Result<(), String> {
+/// Whether `fd` can be a launcher's PMI socket (an open, connected stream socket, not one
+/// this process opened); why not, as one line.
+pub fn check_pmi_fd(fd: RawFd) -> Result<(), String> {
     // SAFETY: F_GETFD only reads the descriptor flags of `fd`; a closed fd gives EBADF.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
     if flags < 0 {

@@ -40,17 +40,23 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     // closed. The other launch, then.
     // (Not said under PMI_SINGLETON=1, which wins over both.) The environment is asked
     // first: under a launcher that names only PMI_FD, no system call is made for this.
-    let stale_fd = env::pmi_fd(&lookup).filter(|&fd| {
-        env::names_another_launch(&lookup)
-            && !env::singleton_requested(&lookup)
-            && !conn::fd_is_open(fd)
-    });
+    // Its number may have been reused since (a file the program opened): a PMI_FD that
+    // is not a launcher's socket is as stale then.
+    let stale_fd = env::pmi_fd(&lookup)
+        .filter(|_| env::names_another_launch(&lookup) && !env::singleton_requested(&lookup))
+        .and_then(|fd| {
+            if !conn::fd_is_open(fd) {
+                Some(format!("PMI_FD={fd} is not open"))
+            } else {
+                conn::check_pmi_fd(fd).err()
+            }
+        });
     let without_fd = |name: &str| (name != "PMI_FD").then(|| lookup(name)).flatten();
     let launch = match stale_fd {
-        Some(fd) => {
+        Some(why) => {
             trace::warn(format_args!(
-                "{call}: PMI_FD={fd} is not open (an outer job's, left in the environment): \
-                 using the launch PMI_PORT or the PMIx server names"
+                "{call}: {why} (an outer job's, left in the environment): using the launch \
+                 PMI_PORT or the PMIx server names"
             ));
             env::launch(&without_fd)
         }
