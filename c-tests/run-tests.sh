@@ -246,8 +246,12 @@ run singleton-refused-srun-env 2 --expect log "SLURM_STEP_NUM_TASKS=\"2\" says S
 run pmix-env-without-server 2 --expect log "PMIX_RANK=\"1\" names a PMIx server, but PMIx_Init (" \
     --expect log "failed: UNREACHABLE" -- env PMIX_RANK=1 "$b/exchange" -q
 run pmix-library-missing-one-task 0 --expect log "a launcher says this job has one process: singleton mode" \
-    --expect log "rank 0 of 1" -- env PMIX_RANK=0 SLURM_STEP_NUM_TASKS=1 \
-    PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange"
+    --expect log "rank 0 of 1" -- env PMIX_NAMESPACE=slurm.pmix.12.0 PMIX_RANK=0 \
+    SLURM_STEP_NUM_TASKS=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange"
+# ...but not from an outer step's size: prterun run in an `srun -n 1` shell.
+run pmix-library-missing-outer-one-task 2 --expect log "no PMIx client library could be loaded" \
+    -- env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=0 SLURM_STEP_NUM_TASKS=1 \
+    PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange" -q
 run pmix-library-missing 2 --expect log "no PMIx client library could be loaded: tried /nonexistent/libpmix.so.2 (" \
     -- env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange" -q
 run singleton-in-allocation 0 -- env SLURM_JOB_ID=7 SLURM_NTASKS=4 "$b/exchange" -q

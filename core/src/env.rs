@@ -230,12 +230,20 @@ fn preput_pairs(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Pairs, Stri
         .collect()
 }
 
-/// Whether a launcher's variable says the job has exactly one process, and none says
-/// more.
+/// Whether a launcher's variable says the job of the PMIx server named has exactly one
+/// process, and none says more. Not `PMI_SIZE` (a PMI-1 launcher's, an outer job's
+/// here), and Slurm's step size only when the PMIx namespace is Slurm's
+/// (`slurm.pmix.JOB.STEP`): `prterun` run in an `srun -n 1` shell names its own.
 fn says_single_process(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
+    let slurm_serves = lookup("PMIX_NAMESPACE")
+        .is_some_and(|ns| ns.as_encoded_bytes().starts_with(b"slurm.pmix."));
     let sizes: Vec<OsString> = LAUNCHERS
         .iter()
-        .filter_map(|who| who.size.and_then(lookup))
+        .filter_map(|who| match who.size {
+            Some("PMI_SIZE") => None,
+            Some("SLURM_STEP_NUM_TASKS") if !slurm_serves => None,
+            size => size.and_then(lookup),
+        })
         .filter(|size| !size.is_empty())
         .collect();
     !sizes.is_empty() && sizes.iter().all(|size| size == "1")
@@ -930,10 +938,21 @@ mod tests {
             ("PMI_RANK", "0"),
         ]);
         assert!(matches!(launch(&fd), Ok(Launch::Fd(_))));
-        let one = lookup_from(&[("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "1")]);
+        let slurm = ("PMIX_NAMESPACE", "slurm.pmix.12.0");
+        let one = lookup_from(&[slurm, ("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "1")]);
         assert!(matches!(launch(&one), Ok(Launch::Pmix(f)) if f.single_process));
-        let two = lookup_from(&[("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "2")]);
+        let two = lookup_from(&[slurm, ("PMIX_RANK", "0"), ("SLURM_STEP_NUM_TASKS", "2")]);
         assert!(matches!(launch(&two), Ok(Launch::Pmix(f)) if !f.single_process));
+        // prterun in an `srun -n 1` shell, or under mpiexec: the outer job's size says
+        // nothing of prterun's job.
+        for outer in [("SLURM_STEP_NUM_TASKS", "1"), ("PMI_SIZE", "1")] {
+            let prte = lookup_from(&[
+                ("PMIX_NAMESPACE", "prterun-vm-13050@1"),
+                ("PMIX_RANK", "0"),
+                outer,
+            ]);
+            assert!(matches!(launch(&prte), Ok(Launch::Pmix(f)) if !f.single_process));
+        }
         let single = lookup_from(&[("PMIX_RANK", "3"), ("PMI_SINGLETON", "1")]);
         assert_eq!(launch(&single), Ok(Launch::Singleton));
     }
