@@ -148,6 +148,10 @@ run stale-jobid-validation 0 -- env PMI_JOBID=1644.0 "${H[@]}" -n 2 "$b/validati
 # finds it there): the port is taken, with one warning line.
 run stale-fd-port-n2 0 --expect log "PMI_FD=97 is not open" -- \
     env PMI_FD=97 "${H[@]}" -pmi-port -n 2 "$b/exchange"
+# pmi-probe names the launch PMI_Init took, not the outer job's PMI_FD.
+[ "${HARNESS_STATIC:-0}" = 1 ] || [ -n "${SANITIZED:-}" ] ||
+    run stale-fd-port-probe-n2 0 --count 2 '"server":"PMI_PORT ' --count 2 '"verdict":"ok"' -- \
+        env PMI_FD=97 "${H[@]}" -pmi-port -n 2 "$b/pmi-probe" --json
 # ...and its number taken since by another file (here the ranks' standard input).
 run stale-fd-reused-port-n2 0 --expect log "PMI_FD=0 is not a socket (an outer job's" -- \
     env PMI_FD=0 "${H[@]}" -pmi-port -n 2 "$b/exchange"

@@ -2,6 +2,8 @@
 //! initialized, finalize, and abort. Each front's `api/lifecycle.rs` (`libpmi`,
 //! `libpmi2`) only converts arguments around these.
 
+use std::ffi::OsString;
+
 use libc::c_char;
 
 use crate::backend::Identity;
@@ -34,35 +36,14 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     trace::set_enabled(env::debug_requested(&lookup));
     let refuse = |why: String| trace::fatal(format_args!("{call}: {why}"));
     let timeout = env::timeout(&lookup).map_err(refuse)?;
-    // A PMI_FD that is not open beside another launch's variables (PMI_PORT, a PMIx
-    // server's; `env::names_another_launch` says when) is an outer job's: `prterun` or
-    // `mpiexec -pmi-port` run inside a Slurm step that set PMI_FD, whose fd the launcher
-    // closed. The other launch, then.
-    // (Not said under PMI_SINGLETON=1, which wins over both.) The environment is asked
-    // first: under a launcher that names only PMI_FD, no system call is made for this.
-    // Its number may have been reused since (a file the program opened): a PMI_FD that
-    // is not a launcher's socket is as stale then.
-    let stale_fd = env::pmi_fd(&lookup)
-        .filter(|_| env::names_another_launch(&lookup) && !env::singleton_requested(&lookup))
-        .and_then(|fd| {
-            if !conn::fd_is_open(fd) {
-                Some(format!("PMI_FD={fd} is not open"))
-            } else {
-                conn::check_pmi_fd(fd).err()
-            }
-        });
-    let without_fd = |name: &str| (name != "PMI_FD").then(|| lookup(name)).flatten();
-    let launch = match stale_fd {
-        Some(why) => {
-            trace::warn(format_args!(
-                "{call}: {why} (an outer job's, left in the environment): using the launch \
-                 PMI_PORT or the PMIx server names"
-            ));
-            env::launch(&without_fd)
-        }
-        None => env::launch(&lookup),
+    let (launch, stale) = launch_from(&lookup);
+    if let Some(why) = stale {
+        trace::warn(format_args!(
+            "{call}: {why} (an outer job's, left in the environment): using the launch \
+             PMI_PORT or the PMIx server names"
+        ));
     }
-    .map_err(refuse)?;
+    let launch = launch.map_err(refuse)?;
     // One connection, one library: the other PMI library of this process, initialized,
     // owns PMI_FD (or PMI_PORT's PMI_ID); under PMIx the two would share one PMIx client
     // and each put its own key directory under the same keys (libpmi:dir:F).
@@ -139,6 +120,35 @@ pub fn finalize() -> PmiResult<()> {
             *state = other;
             Err(PmiError::Init)
         }
+    }
+}
+
+/// The launch `PMI_Init` takes from the environment `lookup` reads, and why `PMI_FD` was
+/// set aside, when it was. A `PMI_FD` that is not open beside another launch's variables
+/// (PMI_PORT, a PMIx server's; `env::names_another_launch` says when) is an outer job's:
+/// `prterun` or `mpiexec -pmi-port` run inside a Slurm step that set PMI_FD, whose fd
+/// the launcher closed; or its number was taken since by another file (not a launcher's
+/// socket). The other launch, then. (Not said under PMI_SINGLETON=1, which wins over
+/// both.) The environment is asked first: under a launcher that names only PMI_FD, no
+/// system call is made for this. `pmi-probe` reports the launch from here too.
+pub fn launch_from(
+    lookup: &dyn Fn(&str) -> Option<OsString>,
+) -> (Result<Launch, String>, Option<String>) {
+    let stale = env::pmi_fd(lookup)
+        .filter(|_| env::names_another_launch(lookup) && !env::singleton_requested(lookup))
+        .and_then(|fd| {
+            if !conn::fd_is_open(fd) {
+                Some(format!("PMI_FD={fd} is not open"))
+            } else {
+                conn::check_pmi_fd(fd).err()
+            }
+        });
+    match stale {
+        Some(why) => {
+            let without_fd = |name: &str| (name != "PMI_FD").then(|| lookup(name)).flatten();
+            (env::launch(&without_fd), Some(why))
+        }
+        None => (env::launch(lookup), None),
     }
 }
 

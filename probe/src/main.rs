@@ -15,7 +15,7 @@ use std::time::Instant;
 use pmi_core::backend::Maxes;
 use pmi_core::backends::pmix_lib;
 use pmi_core::client::Client;
-use pmi_core::env::{self, Launch};
+use pmi_core::env::Launch;
 use pmi_core::error::{PmiError, PmiResult};
 use pmi_core::rules::Api;
 use pmi_core::{session, state, trace};
@@ -109,12 +109,14 @@ fn host_name() -> String {
 
 /// Which launcher set this process's variables, as far as they say.
 fn launcher_named(lookup: &dyn Fn(&str) -> Option<OsString>) -> Option<&'static str> {
+    // The launchers that run inside others' jobs first: `prterun` or a Flux instance
+    // started in a Slurm step sees the step's variables too.
     [
         ("MPI_LOCALNRANKS", "Hydra"),
-        ("SLURM_STEP_ID", "Slurm's srun"),
-        ("FLUX_JOB_ID", "Flux"),
         ("PRTE_LAUNCHED", "PRRTE"),
         ("OMPI_COMM_WORLD_SIZE", "Open MPI's mpirun"),
+        ("FLUX_JOB_ID", "Flux"),
+        ("SLURM_STEP_ID", "Slurm's srun"),
     ]
     .iter()
     .find(|(var, _)| lookup(var).is_some())
@@ -308,7 +310,8 @@ fn probe(opts: &Options) -> Report {
         verdict: "fail",
         ..Report::default()
     };
-    let launch = env::launch(&lookup);
+    // The launch PMI_Init takes (an outer job's PMI_FD set aside, as it does).
+    let (launch, _) = session::launch_from(&lookup);
     let call = match opts.api {
         Api::Pmi1 => "PMI_Init",
         Api::Pmi2 => "PMI2_Init",
