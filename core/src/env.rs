@@ -104,10 +104,12 @@ pub fn launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, Strin
     if singleton_requested(lookup) {
         return Ok(Launch::Singleton);
     }
-    if lookup("PMI_FD").is_some() {
+    // (An empty one says nothing, as an empty PMIx or launcher variable: a wrapper that
+    // cleared it.)
+    if lookup("PMI_FD").is_some_and(|v| !v.is_empty()) {
         return job_env(lookup).map(Launch::Fd);
     }
-    if let Some(port) = lookup("PMI_PORT") {
+    if let Some(port) = lookup("PMI_PORT").filter(|v| !v.is_empty()) {
         let (host, port) = host_port(&port)?;
         let id = required(lookup, "PMI_ID")?;
         return Ok(Launch::Port(PortEnv {
@@ -153,7 +155,7 @@ pub fn pmi_fd(lookup: &dyn Fn(&str) -> Option<OsString>) -> Option<i32> {
 /// started (`system()`), and the PMIx variables an outer job's (`mpiexec` run in an
 /// `srun --mpi=pmix` step), whose rank that program must not take.
 pub fn names_another_launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
-    lookup("PMI_PORT").is_some()
+    lookup("PMI_PORT").is_some_and(|v| !v.is_empty())
         || (pmix_marker(lookup).is_some() && lookup("MPI_LOCALNRANKS").is_none())
 }
 
@@ -701,9 +703,15 @@ mod tests {
             ("MPI_LOCALNRANKS", "2"),
             ("PMI_PORT", "h:1")
         ])));
-        // An empty PMIx variable says nothing (a wrapper that cleared it).
+        // An empty PMIx variable says nothing (a wrapper that cleared it); nor an empty
+        // PMI_FD or PMI_PORT.
         let cleared = lookup_from(&[("PMIX_NAMESPACE", ""), ("PMIX_RANK", "")]);
         assert_eq!(launch(&cleared), Ok(Launch::Singleton));
+        let cleared = lookup_from(&[("PMI_FD", ""), ("PMI_PORT", "")]);
+        assert_eq!(launch(&cleared), Ok(Launch::Singleton));
+        let beside_pmix = lookup_from(&[("PMI_FD", ""), ("PMIX_RANK", "0")]);
+        assert!(matches!(launch(&beside_pmix), Ok(Launch::Pmix(_))));
+        assert!(!names_another_launch(&lookup_from(&[("PMI_PORT", "")])));
     }
 
     #[test]
