@@ -161,8 +161,10 @@ static void bad_keys_and_values(const char *kvs, int rank)
     char longkey[64];
     snprintf(longkey, sizeof longkey, "long-value-%d", rank);
     /* (A value ending in Hydra 4.1's reply field would come back without it.) */
+    /* (...and what MPICH 5.0.2's Hydra ends the job for: a leading space, a word after a
+     * space that starts with '=' or ends at its first '='.) */
     const char *bad_values[] = {"a\nb", "a\rb", "\x01", "x\x1b[0m", "\x7f", "x found=TRUE",
-                                " found=FALSE"};
+                                " found=FALSE", " x", "a =b", "a b=", "a b= c"};
     for (size_t i = 0; i < sizeof bad_values / sizeof *bad_values; i++)
         CHECK_RC(PMI_KVS_Put(kvs, longkey, bad_values[i]), PMI_ERR_INVALID_VAL);
     memset(value, 'v', bufsize);

@@ -148,8 +148,9 @@ impl Api {
     }
 
     fn value_ok(self, value: &[u8]) -> bool {
-        let cut_in_reply = self == Api::Pmi1 && FOUND_FIELDS.iter().any(|f| value.ends_with(f));
-        !value.is_empty() && !value.iter().any(|&b| self.breaks_value(b)) && !cut_in_reply
+        let pmi1_trap = self == Api::Pmi1
+            && (FOUND_FIELDS.iter().any(|f| value.ends_with(f)) || kills_hydra5(value));
+        !value.is_empty() && !value.iter().any(|&b| self.breaks_value(b)) && !pmi1_trap
     }
 
     /// Service names and ports: names (Hydra cuts them at a space, the PMI-2 servers at
@@ -221,6 +222,20 @@ pub const END_OF_SPAWN: &[u8] = b"endcmd";
 /// parser strips one, and a PMI-1 value may not end in either.
 pub const FOUND_FIELDS: [&[u8]; 2] = [b" found=TRUE", b" found=FALSE"];
 
+/// A PMI-1 value that MPICH 5.0.2's Hydra cannot parse in a put, and ends the whole job
+/// for (measured): it reads the words after a value's first space as more `key=value`
+/// fields, and dies on a value that starts with a space (`value= x`), or has after a
+/// space a word that starts with `=` or ends at its first `=` (`a =b`, `a b=`,
+/// `a b= c`). Hydra 4 keeps only the first word of any value with a space.
+fn kills_hydra5(value: &[u8]) -> bool {
+    value.first() == Some(&b' ')
+        || value
+            .split(|&b| b == b' ')
+            .skip(1)
+            .filter(|word| !word.is_empty())
+            .any(|word| word[0] == b'=' || memchr::memchr(b'=', word) == Some(word.len() - 1))
+}
+
 fn require(ok: bool, err: PmiError) -> PmiResult<()> {
     if ok {
         Ok(())
@@ -266,6 +281,19 @@ mod tests {
         ] {
             assert_eq!(api.check_value(ok, 1024), Ok(()), "{ok:?}");
         }
+        // What MPICH 5.0.2's Hydra parses (it keeps the first word) and what it dies of.
+        for ok in [
+            &b"=x"[..],
+            b"a=",
+            b"x ",
+            b"a  b",
+            b"a b=c d",
+            b"a b==c",
+            b"a b=c=",
+            b"a \\=b",
+        ] {
+            assert_eq!(api.check_value(ok, 1024), Ok(()), "{ok:?}");
+        }
         for bad in [
             &b""[..],
             b"a\nb",
@@ -274,6 +302,14 @@ mod tests {
             b"\x7f",
             b"x found=TRUE",
             b" found=FALSE",
+            b" x",
+            b"  ",
+            b"a =b",
+            b"a  =b",
+            b"a b=",
+            b"a b= c",
+            b"a b c=",
+            b"a b=c =d",
         ] {
             assert_eq!(
                 api.check_value(bad, 1024),
