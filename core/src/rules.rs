@@ -140,17 +140,18 @@ impl Api {
         require(key.len() < keylen_max, PmiError::InvalidKeyLength)
     }
 
-    /// A value: at least one byte, none the wire cannot carry, shorter than
-    /// `vallen_max` (NUL included).
+    /// A value: at least one byte, none the wire cannot carry, on PMI-1 none that a
+    /// `put` line would carry to its death ([`kills_hydra5`]), shorter than `vallen_max`
+    /// (NUL included).
     pub fn check_value(self, value: &[u8], vallen_max: usize) -> PmiResult<()> {
-        require(self.value_ok(value), PmiError::InvalidVal)?;
+        let put_trap = self == Api::Pmi1 && kills_hydra5(value);
+        require(self.value_ok(value) && !put_trap, PmiError::InvalidVal)?;
         require(value.len() < vallen_max, PmiError::InvalidValLength)
     }
 
     fn value_ok(self, value: &[u8]) -> bool {
-        let pmi1_trap = self == Api::Pmi1
-            && (FOUND_FIELDS.iter().any(|f| value.ends_with(f)) || kills_hydra5(value));
-        !value.is_empty() && !value.iter().any(|&b| self.breaks_value(b)) && !pmi1_trap
+        let cut_in_reply = self == Api::Pmi1 && FOUND_FIELDS.iter().any(|f| value.ends_with(f));
+        !value.is_empty() && !value.iter().any(|&b| self.breaks_value(b)) && !cut_in_reply
     }
 
     /// Service names and ports: names (Hydra cuts them at a space, the PMI-2 servers at
@@ -222,8 +223,8 @@ pub const END_OF_SPAWN: &[u8] = b"endcmd";
 /// parser strips one, and a PMI-1 value may not end in either.
 pub const FOUND_FIELDS: [&[u8]; 2] = [b" found=TRUE", b" found=FALSE"];
 
-/// A PMI-1 value that MPICH 5.0.2's Hydra cannot parse in a put, and ends the whole job
-/// for (measured): it reads the words after a value's first space as more `key=value`
+/// A PMI-1 value that MPICH 5.0.2's Hydra cannot parse in a `put` line (a spawn sends its
+/// fields a line each), and ends the whole job for (measured): it reads the words after a value's first space as more `key=value`
 /// fields, and dies on a value that starts with a space (`value= x`), or has after a
 /// space a word that starts with `=` or ends at its first `=` (`a =b`, `a b=`,
 /// `a b= c`). Hydra 4 keeps only the first word of any value with a space.
