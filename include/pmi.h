@@ -161,7 +161,8 @@ int PMI_Get_rank(int *rank);
 
 /**
  * Set `*size` to the universe size (`get_universe_size`, asked once and cached).
- * `-1` means the process manager does not know (Hydra without `-usize`).
+ * `-1` means the process manager does not know (Hydra without `-usize`, or a reply
+ * without `size`).
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `size` is NULL; `PMI_ERR_INIT` if not
  * initialized; `PMI_FAIL` if the server fails.
@@ -173,7 +174,8 @@ int PMI_Get_universe_size(int *size);
 
 /**
  * Set `*appnum` to the application number (`get_appnum`, asked once and cached):
- * the index of this process's executable in an MPMD launch or in a spawn.
+ * the index of this process's executable in an MPMD launch or in a spawn; `-1` when the
+ * process manager does not say (a reply without `appnum`, a PMIx server without it).
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `appnum` is NULL; `PMI_ERR_INIT` if
  * not initialized; `PMI_FAIL` if the server fails.

@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::*;
-use pmi_core::backend::{Identity, Maxes};
+use pmi_core::backend::{Identity, Maxes, DEFAULT_MAXES};
 use pmi_core::backends::pmi1_backend;
 use pmi_core::client::Client;
 use pmi_core::error::PmiError;
@@ -167,6 +167,15 @@ fn get_maxes_missing_non_numeric_or_zero_field_fails_init() {
 }
 
 #[test]
+fn get_maxes_without_any_maximum_announces_the_defaults() {
+    // RFC 13's grammar: the three fields are optional together.
+    for reply in ["cmd=maxes", "cmd=maxes rc=0"] {
+        let (maxes, _) = init_with_maxes(reply);
+        assert_eq!(maxes, Ok(DEFAULT_MAXES), "{reply}");
+    }
+}
+
+#[test]
 fn get_maxes_huge_vallen_max_is_clamped() {
     let (maxes, _) =
         init_with_maxes("cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1000000000");
@@ -216,6 +225,21 @@ fn appnum_is_fetched_once() {
     assert_eq!(client.appnum(), Ok(3));
     drop(client);
     assert_wire(&finish(server), &after_handshake(&[b"cmd=get_appnum\n"]));
+}
+
+#[test]
+fn universe_size_and_appnum_left_out_are_unknown() {
+    // RFC 13 makes `size=` and `appnum=` optional: -1, as an unknown size and as PMIx's
+    // backend says of an appnum the server does not give.
+    let (mut client, server) = client(
+        Script::new()
+            .exchange("cmd=get_universe_size\n", "cmd=universe_size rc=0\n")
+            .exchange("cmd=get_appnum\n", "cmd=appnum\n"),
+    );
+    assert_eq!(client.universe_size(), Ok(-1));
+    assert_eq!(client.appnum(), Ok(-1));
+    drop(client);
+    finish(server);
 }
 
 // ---------------------------------------------------------------------------------

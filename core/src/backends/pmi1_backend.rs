@@ -125,15 +125,23 @@ impl Pmi1Wire {
         wire::encode(&mut self.request, "get_maxes", &[]);
         let reply = call_line(&mut self.conn, &self.request, b"maxes")?;
         let line = reply.line().escape_ascii();
+        // RFC 13's grammar makes the three fields optional together: a reply without any
+        // announces the defaults every client assumes before `PMI_Init` (MPICH's: 256,
+        // 64, 1024); with some, each must be there.
+        let names: [&[u8]; 3] = [b"kvsname_max", b"keylen_max", b"vallen_max"];
+        if reply.rc() == Some(0) && names.iter().all(|name| reply.field(name).is_none()) {
+            trace::line(format_args!("get_maxes: no maxima announced: the defaults"));
+            return Ok(DEFAULT_MAXES);
+        }
         let field = |name: &[u8], clamp: usize| match reply.int(name) {
             Some(n) if n > 1 => Some((n as u64).min(clamp as u64) as usize),
             _ => None,
         };
         match (
             reply.rc(),
-            field(b"kvsname_max", CLAMP_NAME_MAX),
-            field(b"keylen_max", CLAMP_KEY_MAX),
-            field(b"vallen_max", CLAMP_VAL_MAX),
+            field(names[0], CLAMP_NAME_MAX),
+            field(names[1], CLAMP_KEY_MAX),
+            field(names[2], CLAMP_VAL_MAX),
         ) {
             (Some(0), Some(kvsname), Some(key), Some(value)) => Ok(Maxes {
                 kvsname,
@@ -161,11 +169,18 @@ impl Pmi1Wire {
         Err(err)
     }
 
+    /// A reply's integer `field`; `-1` (unknown) when a successful reply leaves it out,
+    /// which RFC 13 allows.
     fn fetch_int(&mut self, cmd: &str, expected: &[u8], field: &[u8]) -> PmiResult<i32> {
         wire::encode(&mut self.request, cmd, &[]);
         let reply = call_line(&mut self.conn, &self.request, expected)?;
-        match (reply.rc(), reply.int(field).map(i32::try_from)) {
-            (Some(0), Some(Ok(n))) => Ok(n),
+        match (
+            reply.rc(),
+            reply.field(field),
+            reply.int(field).map(i32::try_from),
+        ) {
+            (Some(0), None, _) => Ok(-1),
+            (Some(0), Some(_), Some(Ok(n))) => Ok(n),
             _ => Err(server_error(cmd, reply)),
         }
     }
@@ -212,7 +227,7 @@ impl Backend for Pmi1Wire {
         self.fetch_int("get_universe_size", b"universe_size", b"size")
     }
 
-    /// `cmd=get_appnum`.
+    /// `cmd=get_appnum`; `-1` when the server does not say (as under PMIx).
     fn appnum(&mut self) -> PmiResult<i32> {
         self.fetch_int("get_appnum", b"appnum", b"appnum")
     }

@@ -47,7 +47,8 @@ pub unsafe extern "C" fn PMI_Get_rank(rank: *mut c_int) -> c_int {
 }
 
 /// Set `*size` to the universe size (`get_universe_size`, asked once and cached).
-/// `-1` means the process manager does not know (Hydra without `-usize`).
+/// `-1` means the process manager does not know (Hydra without `-usize`, or a reply
+/// without `size`).
 ///
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `size` is NULL; `PMI_ERR_INIT` if not
 /// initialized; `PMI_FAIL` if the server fails.
@@ -68,7 +69,8 @@ pub unsafe extern "C" fn PMI_Get_universe_size(size: *mut c_int) -> c_int {
 }
 
 /// Set `*appnum` to the application number (`get_appnum`, asked once and cached):
-/// the index of this process's executable in an MPMD launch or in a spawn.
+/// the index of this process's executable in an MPMD launch or in a spawn; `-1` when the
+/// process manager does not say (a reply without `appnum`, a PMIx server without it).
 ///
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if `appnum` is NULL; `PMI_ERR_INIT` if
 /// not initialized; `PMI_FAIL` if the server fails.
