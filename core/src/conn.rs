@@ -81,7 +81,8 @@ impl Conn {
     /// Connect by TCP to `host:port` (a name, an IPv4 or an IPv6 address), with
     /// `TCP_NODELAY`, and the reply limit `timeout` (`PMI_TIMEOUT`), which bounds the
     /// connect too: each address the name resolves to gets the time left (a port whose
-    /// backlog is full would otherwise hold it for about two minutes of SYN retries). The
+    /// backlog is full would otherwise hold it for about two minutes of SYN retries);
+    /// resolving the name is the system resolver's, not bounded. The
     /// `PMI_PORT` mode. The socket is close-on-exec.
     pub fn connect(host: &str, port: u16, timeout: Option<u32>) -> Result<Conn, String> {
         use std::net::{TcpStream, ToSocketAddrs};
@@ -116,6 +117,12 @@ impl Conn {
                         )))
                     }
                     (None, Some(e)) => return Err(fail(&e)),
+                    // (Resolving the name, which no bound reaches, took the time.)
+                    (None, None) if Instant::now() >= deadline => {
+                        return Err(fail(&format_args!(
+                            "no answer in {seconds} s (PMI_TIMEOUT)"
+                        )))
+                    }
                     (None, None) => return Err(fail(&"no address")),
                 }
             }
