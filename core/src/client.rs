@@ -27,7 +27,7 @@ pub struct Client {
     universe_size: Option<i32>,
     appnum: Option<i32>,
     /// Successful gets of keys read again soon (`recent`): RFC 13 keys are put once, so a
-    /// value never changes (the process manager's own `PMI_` keys are not kept). At most [`GET_CACHE_BYTES`] of records: when the next would
+    /// value never changes (the process manager's own `PMI_` keys are not kept). At most [`GET_CACHE_BYTES`] of records and their table: when the next would
     /// pass it, the cache starts again empty, so a process that reads millions of keys
     /// again keeps a few MiB.
     gets: Store,
@@ -204,8 +204,9 @@ impl Client {
         } else {
             value
         };
-        // (A value is bounded by the API's maximum, far below the budget.)
-        if self.gets.arena_len() + Store::record_len(key, value) > GET_CACHE_BYTES {
+        // (A value is bounded by the API's maximum, far below the budget, which counts
+        // the records and the table that finds them.)
+        if self.gets.footprint_with(key, value) > GET_CACHE_BYTES {
             self.gets.clear();
         }
         // Straight from the backend into the record: no allocation of its own.

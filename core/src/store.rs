@@ -68,10 +68,23 @@ impl Store {
         HEADER + key.len() + value.len()
     }
 
-    /// Forget every record, keeping the memory for the next ones.
+    /// The bytes the store would hold with a record of `key` and `value` added: the
+    /// arena and the table (which doubles when it would be more than half full), for a
+    /// budget that counts both.
+    pub fn footprint_with(&self, key: &[u8], value: &[u8]) -> usize {
+        let slots = if 2 * (self.len + 1) > self.slots.len() {
+            (self.slots.len() * 2).max(FIRST_SLOTS)
+        } else {
+            self.slots.len()
+        };
+        self.bytes.len() + Store::record_len(key, value) + slots * std::mem::size_of::<usize>()
+    }
+
+    /// Forget every record, keeping the arena's memory for the next ones; the table
+    /// starts again small (it grows back by doubling).
     pub fn clear(&mut self) {
         self.bytes.clear();
-        self.slots.fill(EMPTY);
+        self.slots = Vec::new();
         self.len = 0;
     }
 
@@ -243,7 +256,44 @@ mod tests {
     }
 
     #[test]
-    fn a_cleared_store_forgets_and_keeps_its_memory() {
+    fn the_footprint_counts_the_arena_and_the_table() {
+        let mut s = Store::default();
+        let word = std::mem::size_of::<usize>();
+        // The first record brings the first table.
+        assert_eq!(s.footprint_with(b"k", b"v"), 10 + FIRST_SLOTS * word);
+        for i in 0..8 {
+            s.insert(format!("k{i}").as_bytes(), b"v");
+        }
+        // Eight records fill half of 16 slots: a ninth doubles the table.
+        assert_eq!(s.slots.len(), FIRST_SLOTS);
+        let arena = s.arena_len();
+        assert_eq!(
+            s.footprint_with(b"k8", b"v"),
+            arena + 11 + 2 * FIRST_SLOTS * word
+        );
+        s.insert(b"k8", b"v");
+        assert_eq!(
+            s.footprint_with(b"k9", b"v"),
+            arena + 22 + 2 * FIRST_SLOTS * word
+        );
+    }
+
+    #[test]
+    fn four_mib_hold_16681_business_cards() {
+        // README's figure: records of a 12-byte key and a 200-byte card, and their table,
+        // within the get cache's budget (client::GET_CACHE_BYTES).
+        let mut s = Store::default();
+        let card = [b'c'; 200];
+        let mut n = 0;
+        while s.footprint_with(format!("card-{n:07}").as_bytes(), &card) <= 4 << 20 {
+            s.insert(format!("card-{n:07}").as_bytes(), &card);
+            n += 1;
+        }
+        assert_eq!(n, 16681);
+    }
+
+    #[test]
+    fn a_cleared_store_forgets_and_keeps_its_arena() {
         let mut s = Store::default();
         for i in 0..1000 {
             s.insert(format!("k{i}").as_bytes(), b"value");
@@ -260,6 +310,8 @@ mod tests {
         assert_eq!(s.insert(b"k1", b"again"), b"again");
         assert_eq!(s.get(b"k1"), Some(&b"again"[..]));
         assert_eq!(s.bytes.capacity(), arena);
+        // ...but not its table, which a budget counts: it starts small again.
+        assert_eq!(s.slots.len(), FIRST_SLOTS);
     }
 
     #[test]
