@@ -290,16 +290,16 @@ int PMI_KVS_Get_value_length_max(int *length);
  * without traffic, with another value fails.
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_KVS` if `kvsname` is NULL or not this process
- * group's; `PMI_ERR_INVALID_KEY` if `key` is NULL, empty, holds a space, `=` or a control character,
- * or was put before with another value; `PMI_ERR_INVALID_KEY_LENGTH` if it is longer
- * than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` is NULL, empty (RFC 13's
- * `string` has at least one character), holds a newline, carriage return or other
- * control character but tab, or ends in ` found=TRUE` or ` found=FALSE` (Hydra 4.1.1 to
- * 4.2.0 append that field to a get reply's value), or that MPICH 5.0.2's Hydra cannot
+ * group's; `PMI_ERR_INVALID_KEY` if `key` is NULL, empty, holds a space, `=` or a control
+ * character, or was put before with another value; `PMI_ERR_INVALID_KEY_LENGTH` if it is
+ * longer than the key maximum less one; `PMI_ERR_INVALID_VAL` if `value` is NULL, empty
+ * (RFC 13's `string` has at least one character), holds a newline, carriage return or
+ * other control character but tab, or ends in ` found=TRUE` or ` found=FALSE` (Hydra 4.1.1
+ * to 4.2.0 append that field to a get reply's value), or that MPICH 5.0.2's Hydra cannot
  * parse and ends the job for (a leading space, or after a space a word that starts with
- * `=` or ends at its first `=`: `a =b`, `a b=`); `PMI_ERR_INVALID_VAL_LENGTH` if
- * it is longer than the value maximum less one; `PMI_ERR_INIT` if not initialized;
- * `PMI_FAIL` if the server fails. Nothing is sent when an argument is refused.
+ * `=` or ends at its first `=`: `a =b`, `a b=`); `PMI_ERR_INVALID_VAL_LENGTH` if it is
+ * longer than the value maximum less one; `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if
+ * the server fails. Nothing is sent when an argument is refused.
  *
  * # Safety
  * Each argument is NULL or a NUL-terminated string.

@@ -27,9 +27,10 @@ pub struct Client {
     universe_size: Option<i32>,
     appnum: Option<i32>,
     /// Successful gets of keys read again soon (`recent`): RFC 13 keys are put once, so a
-    /// value never changes (the process manager's own `PMI_` keys are not kept). At most [`GET_CACHE_BYTES`] of records and their table: when the next would
-    /// pass it, the cache starts again empty, so a process that reads millions of keys
-    /// again keeps a few MiB.
+    /// value never changes (the process manager's own `PMI_` keys are not kept). At most
+    /// [`GET_CACHE_BYTES`] of records and their table: when the next would pass it, the
+    /// cache starts again empty, so a process that reads millions of keys again keeps a few
+    /// MiB.
     gets: Store,
     /// The last keys read: a value is kept when its key is read again among them.
     recent: Recent,

@@ -224,10 +224,11 @@ pub const END_OF_SPAWN: &[u8] = b"endcmd";
 pub const FOUND_FIELDS: [&[u8]; 2] = [b" found=TRUE", b" found=FALSE"];
 
 /// A PMI-1 value that MPICH 5.0.2's Hydra cannot parse in a `put` line (a spawn sends its
-/// fields a line each), and ends the whole job for (measured): it reads the words after a value's first space as more `key=value`
-/// fields, and dies on a value that starts with a space (`value= x`), or has after a
-/// space a word that starts with `=` or ends at its first `=` (`a =b`, `a b=`,
-/// `a b= c`). Hydra 4 keeps only the first word of any value with a space.
+/// fields a line each), and ends the whole job for (measured): it reads the words after a
+/// value's first space as more `key=value` fields, and dies on a value that starts with a
+/// space (`value= x`), or has after a space a word that starts with `=` or ends at its
+/// first `=` (`a =b`, `a b=`, `a b= c`). Hydra 4 keeps only the first word of any value
+/// with a space.
 fn kills_hydra5(value: &[u8]) -> bool {
     value.first() == Some(&b' ')
         || value

@@ -610,13 +610,14 @@ impl Pmix {
         Ok(())
     }
 
-    /// Read every peer's directory entries written since this process last read them:
-    /// the latest barrier's, then back along the entries that have names. A peer without
-    /// entries (a program of the job that uses PMIx itself) is skipped when PMIx says so
-    /// at once, as on this host; on another host PMIx waits for a key that is not there
-    /// until its timeout (`PMI_TIMEOUT`; none by default). A `PMIx_Get` that fails (a timeout, a lost
-    /// server) ends the reading with its status, and what is not read yet is read again
-    /// at the next get (its owners would otherwise look unknown until the next barrier).
+    /// Read every peer's directory entries written since this process last read them: the
+    /// latest barrier's, then back along the entries that have names. A peer without
+    /// entries (a program of the job that uses PMIx itself) is skipped when PMIx says so at
+    /// once, as on this host; on another host PMIx waits for a key that is not there until
+    /// its timeout (`PMI_TIMEOUT`; none by default). A `PMIx_Get` that fails (a timeout, a
+    /// lost server) ends the reading with its status, and what is not read yet is read
+    /// again at the next get (its owners would otherwise look unknown until the next
+    /// barrier).
     fn read_directories(&mut self) -> Result<(), i32> {
         let size = self.id.size as usize;
         self.dir.read.resize(size, 0);
