@@ -10,52 +10,6 @@
 
 #include "check.h"
 
-/* Slurm's SLURM_STEP_TASKS_PER_NODE, "2(x3),1": the count for node `node`, or -1. */
-static int slurm_tasks_on(const char *list, int node)
-{
-    for (const char *p = list; *p;) {
-        char *end;
-        long count = strtol(p, &end, 10), times = 1;
-        if (end == p)
-            return -1;
-        if (strncmp(end, "(x", 2) == 0) {
-            times = strtol(end + 2, &end, 10);
-            if (*end++ != ')')
-                return -1;
-        }
-        if (node < times)
-            return (int)count;
-        node -= (int)times;
-        p = *end == ',' ? end + 1 : end;
-    }
-    return -1;
-}
-
-/* What the launcher tells this process about its node: Hydra's MPI_LOCALNRANKS and
- * MPI_LOCALRANKID, or Slurm's SLURM_STEP_TASKS_PER_NODE (at SLURM_NODEID) and
- * SLURM_LOCALID. */
-static int launcher_local(int *nlocal, int *local, int rank, int size)
-{
-    /* The runner knows the launcher put every rank on this one node (prterun says so
-     * only through PMIx). */
-    if (getenv("CHECK_ONE_NODE")) {
-        *nlocal = size, *local = rank;
-        return 1;
-    }
-    const char *n = getenv("MPI_LOCALNRANKS"), *id = getenv("MPI_LOCALRANKID");
-    if (n && id) {
-        *nlocal = atoi(n), *local = atoi(id);
-        return 1;
-    }
-    const char *tasks = getenv("SLURM_STEP_TASKS_PER_NODE"), *node = getenv("SLURM_NODEID");
-    id = getenv("SLURM_LOCALID");
-    if (tasks && node && id) {
-        *nlocal = slurm_tasks_on(tasks, atoi(node)), *local = atoi(id);
-        return *nlocal > 0;
-    }
-    return 0;
-}
-
 int main(void)
 {
     int spawned, rank, size, n = -1, vallen;
@@ -91,7 +45,7 @@ int main(void)
     /* What the launcher says (across real hosts prterun says nothing but through PMIx:
      * there the host names below are the truth). */
     int nlocal = -1, local = -1;
-    if (launcher_local(&nlocal, &local, rank, size)) {
+    if (check_launcher_local(&nlocal, &local, rank, size)) {
         CHECK_DEV(n == nlocal, "mapping-not-hosts",
                   "clique of %d, the launcher says %d ranks on this node", n, nlocal);
         CHECK_DEV(position == local, "mapping-not-hosts",

@@ -5,6 +5,7 @@
  * Run with at least 2 ranks: rank 0 forks, rank 1 enters the barrier late. */
 #define _XOPEN_SOURCE 700 /* nanosleep */
 #include <pmi.h>
+#include <string.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -107,6 +108,7 @@ int main(void)
     REQUIRE_RC(PMI_Barrier(), PMI_SUCCESS);
     snprintf(key, sizeof key, "after-fork-%d", (rank + 1) % size);
     CHECK_RC(PMI_KVS_Get(kvs, key, value, sizeof value), PMI_SUCCESS);
+    CHECK(strcmp(value, "ok") == 0);
     CHECK_RC(PMI_Finalize(), PMI_SUCCESS);
     return check_done();
 }

@@ -127,6 +127,19 @@ int main(void)
     CHECK(strcmp(value, "a b=c\td") == 0 && len == 7);
     CHECK_RC(PMI2_KVS_Get(NULL, rank, key63, value, sizeof value, &len), PMI2_SUCCESS);
     CHECK(strcmp(value, val1023) == 0 && len == 1023);
+    /* ...those were this process's own, from what it put; the next rank's come through
+     * the server, with the hint and without. */
+    int peer = (rank + 1) % size;
+    char theirs[64], key63_peer[64];
+    snprintf(theirs, sizeof theirs, "mine-%d", peer);
+    memcpy(key63_peer, key63, sizeof key63_peer);
+    key63_peer[0] = (char)('a' + peer % 26);
+    key63_peer[1] = (char)('a' + peer / 26 % 26);
+    CHECK_RC(PMI2_KVS_Get(NULL, peer, theirs, value, sizeof value, &len), PMI2_SUCCESS);
+    CHECK(strcmp(value, "a b=c\td") == 0 && len == 7);
+    CHECK_RC(PMI2_KVS_Get(NULL, PMI2_ID_NULL, key63_peer, value, sizeof value, &len),
+             PMI2_SUCCESS);
+    CHECK(strcmp(value, val1023) == 0 && len == 1023);
     /* Too small: nothing written, the length needed, negated. */
     memset(small, 'X', sizeof small);
     len = 0;

@@ -94,10 +94,16 @@ static void short_buffers(const char *kvs, int rank)
     CHECK(strcmp(buf, kvs) == 0);
     CHECK(untouched(buf + n + 1, sizeof buf - n - 1));
 
-    /* A value of 10 bytes needs 11. */
-    snprintf(key, sizeof key, "ten-%d", rank);
-    CHECK_RC(PMI_KVS_Put(kvs, key, "0123456789"), PMI_SUCCESS);
+    /* A value of 10 bytes needs 11: the next rank's, through the server, then from the
+     * cache (a key read again soon is kept); at the end this rank's own, from what it
+     * put. */
+    int size;
+    char mine[64];
+    REQUIRE_RC(PMI_Get_size(&size), PMI_SUCCESS);
+    snprintf(mine, sizeof mine, "ten-%d", rank);
+    CHECK_RC(PMI_KVS_Put(kvs, mine, "0123456789"), PMI_SUCCESS);
     CHECK_RC(PMI_Barrier(), PMI_SUCCESS);
+    snprintf(key, sizeof key, "ten-%d", (rank + 1) % size);
     memset(buf, CANARY, sizeof buf);
     CHECK_RC(PMI_KVS_Get(kvs, key, buf, 10), PMI_ERR_INVALID_LENGTH);
     CHECK_RC(PMI_KVS_Get(kvs, key, buf, 0), PMI_ERR_INVALID_LENGTH);
@@ -116,6 +122,11 @@ static void short_buffers(const char *kvs, int rank)
     CHECK(untouched(buf, sizeof buf));
     snprintf(want, sizeof want, "%s", "0123456789");
     CHECK_RC(PMI_KVS_Get(kvs, key, buf, sizeof buf), PMI_SUCCESS);
+    CHECK(strcmp(buf, want) == 0);
+    memset(buf, CANARY, sizeof buf);
+    CHECK_RC(PMI_KVS_Get(kvs, mine, buf, 10), PMI_ERR_INVALID_LENGTH);
+    CHECK(untouched(buf, sizeof buf));
+    CHECK_RC(PMI_KVS_Get(kvs, mine, buf, 11), PMI_SUCCESS);
     CHECK(strcmp(buf, want) == 0);
 
     /* The clique has at least this rank: zero slots are too few. */
@@ -196,15 +207,32 @@ static void bad_keys_and_values(const char *kvs, int rank)
     CHECK_RC(PMI_KVS_Commit(kvs), PMI_SUCCESS);
     CHECK_RC(PMI_Barrier(), PMI_SUCCESS);
 
-    /* Everything arrives intact: the longest key, the longest value, the first put. */
-    CHECK_RC(PMI_KVS_Get(kvs, key, buf, bufsize), PMI_SUCCESS);
-    CHECK(strcmp(buf, "longest-key") == 0);
-    CHECK_RC(PMI_KVS_Get(kvs, longkey, buf, bufsize), PMI_SUCCESS);
-    CHECK(strcmp(buf, value) == 0);
-    CHECK_RC(PMI_KVS_Get(kvs, once, buf, bufsize), PMI_SUCCESS);
-    CHECK(strcmp(buf, "first") == 0);
-    CHECK_RC(PMI_KVS_Get(kvs, tab, buf, bufsize), PMI_SUCCESS);
-    CHECK(strcmp(buf, "a\tb") == 0);
+    /* Everything arrives intact: the longest key, the longest value, the first put, a
+     * tab; this rank's own from what it put, the next rank's through the server. */
+    int size;
+    REQUIRE_RC(PMI_Get_size(&size), PMI_SUCCESS);
+    for (int from = rank; from != -1; from = from == rank ? (rank + 1) % size : -1) {
+        char name[64];
+        key[0] = 'r', snprintf(name, sizeof name, "%d-", from);
+        memcpy(key + 1, name, strlen(name)); /* "r<rank>-kkk...": keymax-1 bytes */
+        CHECK_RC(PMI_KVS_Get(kvs, key, buf, bufsize), PMI_SUCCESS);
+        CHECK(strcmp(buf, "longest-key") == 0);
+        snprintf(name, sizeof name, "long-value-%d", from);
+        CHECK_RC(PMI_KVS_Get(kvs, name, buf, bufsize), PMI_SUCCESS);
+        /* All 'v': the longest value, or the longest whose put line fits (as above). */
+        size_t want = strlen(value);
+        if ((int)want != valmax - 1)
+            want = 1024 - 64 - strlen(kvs) - strlen(name);
+        CHECK(strlen(buf) == want && strspn(buf, "v") == want);
+        snprintf(name, sizeof name, "once-%d", from);
+        CHECK_RC(PMI_KVS_Get(kvs, name, buf, bufsize), PMI_SUCCESS);
+        CHECK(strcmp(buf, "first") == 0);
+        snprintf(name, sizeof name, "tab-%d", from);
+        CHECK_RC(PMI_KVS_Get(kvs, name, buf, bufsize), PMI_SUCCESS);
+        CHECK(strcmp(buf, "a\tb") == 0);
+        if (size == 1)
+            break;
+    }
     CHECK_RC(PMI_KVS_Get(kvs, empty, buf, bufsize), PMI_ERR_INVALID_KEY);
 
     /* A missing key is a clear code, and the connection stays usable. */

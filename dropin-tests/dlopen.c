@@ -15,16 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define EXPECT(cond, ...)                                                                \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "dlopen: ");                                                 \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-            failures++;                                                                  \
-        }                                                                                \
-    } while (0)
+#include "../c-tests/check.h"
 
 /* A data pointer from dlsym as a function pointer, without a cast ISO C forbids. */
 typedef int (*fn_int_p)(int *);
@@ -48,11 +39,11 @@ int main(int argc, char **argv)
         return 1;
     }
     struct link_map *map = NULL;
-    EXPECT(dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name,
+    CHECKF(dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name,
            "dlinfo RTLD_DI_LINKMAP: %s", dlerror());
     if (map && map->l_name && !realpath(map->l_name, got))
         snprintf(got, sizeof got, "%s", map->l_name);
-    EXPECT(strcmp(got, want) == 0, "dlopen(\"libpmi.so.0\") loaded %s, not %s", got, want);
+    CHECKF(strcmp(got, want) == 0, "dlopen(\"libpmi.so.0\") loaded %s, not %s", got, want);
 
     FILE *f = fopen(argv[1], "r");
     if (!f) {
@@ -65,7 +56,7 @@ int main(int argc, char **argv)
         count++;
         dlerror();
         void *sym = dlsym(h, name);
-        EXPECT(sym != NULL, "dlsym(\"%s\"): %s", name, dlerror());
+        CHECKF(sym != NULL, "dlsym(\"%s\"): %s", name, dlerror());
         if (!sym)
             continue;
         found++;
@@ -74,10 +65,10 @@ int main(int argc, char **argv)
         char from[PATH_MAX] = "?";
         if (dladdr(sym, &info) && info.dli_fname && !realpath(info.dli_fname, from))
             snprintf(from, sizeof from, "%s", info.dli_fname);
-        EXPECT(strcmp(from, want) == 0, "%s comes from %s", name, from);
+        CHECKF(strcmp(from, want) == 0, "%s comes from %s", name, from);
     }
     fclose(f);
-    EXPECT(count == 33, "%s lists %d functions, expected 33", argv[1], count);
+    CHECKF(count == 33, "%s lists %d functions, expected 33", argv[1], count);
     printf("dlopen(\"libpmi.so.0\", RTLD_NOW | RTLD_LOCAL) loaded %s; dlsym found %d/%d "
            "functions\n", got, found, count);
 
@@ -91,15 +82,15 @@ int main(int argc, char **argv)
         p = as_ptr(dlsym(h, "PMI_Barrier")), memcpy(&barrier, &p, sizeof p);
         p = as_ptr(dlsym(h, "PMI_Finalize")), memcpy(&fin, &p, sizeof p);
         int spawned = -1, rank = -1, size = -1;
-        EXPECT(init && init(&spawned) == 0, "PMI_Init through dlsym failed");
-        EXPECT(rank_fn && rank_fn(&rank) == 0 && size_fn && size_fn(&size) == 0 &&
+        CHECKF(init && init(&spawned) == 0, "PMI_Init through dlsym failed");
+        CHECKF(rank_fn && rank_fn(&rank) == 0 && size_fn && size_fn(&size) == 0 &&
                    rank >= 0 && rank < size,
                "rank %d of size %d", rank, size);
-        EXPECT(barrier && barrier() == 0, "PMI_Barrier through dlsym failed");
-        EXPECT(fin && fin() == 0, "PMI_Finalize through dlsym failed");
+        CHECKF(barrier && barrier() == 0, "PMI_Barrier through dlsym failed");
+        CHECKF(fin && fin() == 0, "PMI_Finalize through dlsym failed");
         printf("rank %d of %d: PMI_Init, PMI_Barrier and PMI_Finalize through dlsym\n", rank,
                size);
     }
     dlclose(h);
-    return failures ? 1 : 0;
+    return check_done();
 }

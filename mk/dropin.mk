@@ -57,7 +57,7 @@ $(DROPIN_BIN)/swap: dropin-tests/swap.c c-tests/check.h
 	$(CC) $(CFLAGS_T) -I/usr/include/slurm -o $@ $< -L$(SLURM_LIBDIR) -lpmi -ldl
 
 # Linked with no libpmi at all: it dlopens one.
-$(DROPIN_BIN)/dlopen: dropin-tests/dlopen.c
+$(DROPIN_BIN)/dlopen: dropin-tests/dlopen.c c-tests/check.h
 	mkdir -p $(DROPIN_BIN)
 	$(CC) $(CFLAGS_T) -o $@ $< -ldl
 
