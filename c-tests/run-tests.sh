@@ -252,6 +252,12 @@ run pmix-env-without-server 2 --expect log "PMIX_RANK=\"1\" names a PMIx server,
 run pmix-library-missing-one-task 0 --expect log "a launcher says this job has one process: singleton mode" \
     --expect log "rank 0 of 1" -- env PMIX_NAMESPACE=slurm.pmix.12.0 PMIX_RANK=0 \
     SLURM_STEP_NUM_TASKS=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange"
+# pmi-probe says so: singleton, and how to load a PMIx client library.
+[ "${HARNESS_STATIC:-0}" = 1 ] || [ -n "${SANITIZED:-}" ] ||
+    run probe-pmix-library-missing-one-task 0 --count 1 '"verdict":"singleton"' \
+        --count 1 '"next":"a PMIx server is named' -- env PMIX_NAMESPACE=slurm.pmix.12.0 \
+        PMIX_RANK=0 SLURM_STEP_NUM_TASKS=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 \
+        "$b/pmi-probe" --json
 # ...but not from an outer step's size: prterun run in an `srun -n 1` shell.
 run pmix-library-missing-outer-one-task 2 --expect log "no PMIx client library could be loaded" \
     -- env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=0 SLURM_STEP_NUM_TASKS=1 \

@@ -88,7 +88,7 @@ struct Report {
     verdict: &'static str,
     /// What failed, in the library's words where it said them.
     errors: Vec<String>,
-    /// What to try next, on a failure.
+    /// What to try next, on a failure (or a PMIx server named and not used).
     next: Option<String>,
 }
 
@@ -370,6 +370,10 @@ fn probe(opts: &Options) -> Report {
                 ));
             }
         }
+        report.next = Some(next_steps(&launch, &lookup, opts.api));
+    } else if report.verdict == "singleton" && matches!(launch, Ok(Launch::Pmix(_))) {
+        // A PMIx server was named, but no client library loaded: a one-process job ran
+        // on its own (the library's warning line said so on stderr). Say how to use it.
         report.next = Some(next_steps(&launch, &lookup, opts.api));
     }
     report
