@@ -254,7 +254,7 @@ run pmix-library-missing-one-task 0 --expect log "a launcher says this job has o
     SLURM_STEP_NUM_TASKS=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$b/exchange"
 # pmi-probe says so: singleton, and how to load a PMIx client library.
 [ "${HARNESS_STATIC:-0}" = 1 ] || [ -n "${SANITIZED:-}" ] ||
-    run probe-pmix-library-missing-one-task 0 --count 1 '"verdict":"singleton"' \
+    run pmix-library-missing-one-task-probe 0 --count 1 '"verdict":"singleton"' \
         --count 1 '"next":"a PMIx server is named' -- env PMIX_NAMESPACE=slurm.pmix.12.0 \
         PMIX_RANK=0 SLURM_STEP_NUM_TASKS=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 \
         "$b/pmi-probe" --json
