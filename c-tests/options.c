@@ -105,6 +105,9 @@ static void get_options(void)
     CHECK_RC(PMI_Get_options(buf, NULL), PMI_ERR_INVALID_ARG);
     int zero = 0;
     CHECK_RC(PMI_Get_options(buf, &zero), PMI_ERR_INVALID_LENGTH);
+    /* Asked for the size alone: no buffer, a length of 0. */
+    CHECK_RC(PMI_Get_options(NULL, &zero), PMI_ERR_NOMEM);
+    CHECK(zero == needed);
 }
 
 int main(void)

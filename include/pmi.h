@@ -528,10 +528,10 @@ int PMI_Free_keyvals(struct PMI_keyval_t *keyvalp, int size);
  * Copy a description of the PMI options, and its NUL, into `str`, which has `*length`
  * bytes; on success `*length` is set to the bytes written, NUL included.
  *
- * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL;
- * `PMI_ERR_INVALID_LENGTH` if `*length` < 1; `PMI_ERR_NOMEM` if the description does
- * not fit, with `*length` set to the bytes needed, NUL included (nothing is written to
- * `str`).
+ * Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL (but `str` with
+ * `*length` 0: a way to ask for the size); `PMI_ERR_INVALID_LENGTH` if `*length` < 1;
+ * `PMI_ERR_NOMEM` if the description does not fit, with `*length` set to the bytes
+ * needed, NUL included (nothing is written to `str`).
  *
  * # Safety
  * `length` is NULL or points to a writable `int`; `str` is NULL or points to `*length`

@@ -151,10 +151,10 @@ pub unsafe extern "C" fn PMI_Free_keyvals(keyvalp: *mut PMI_keyval_t, size: c_in
 /// Copy a description of the PMI options, and its NUL, into `str`, which has `*length`
 /// bytes; on success `*length` is set to the bytes written, NUL included.
 ///
-/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL;
-/// `PMI_ERR_INVALID_LENGTH` if `*length` < 1; `PMI_ERR_NOMEM` if the description does
-/// not fit, with `*length` set to the bytes needed, NUL included (nothing is written to
-/// `str`).
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INVALID_ARG` if a pointer is NULL (but `str` with
+/// `*length` 0: a way to ask for the size); `PMI_ERR_INVALID_LENGTH` if `*length` < 1;
+/// `PMI_ERR_NOMEM` if the description does not fit, with `*length` set to the bytes
+/// needed, NUL included (nothing is written to `str`).
 ///
 /// # Safety
 /// `length` is NULL or points to a writable `int`; `str` is NULL or points to `*length`
@@ -167,9 +167,13 @@ pub unsafe extern "C" fn PMI_Get_options(str: *mut c_char, length: *mut c_int) -
             // SAFETY: the caller passes NULL or a writable int.
             let length = unsafe { ffi::out(length) }?;
             let text = options::DESCRIPTION.as_bytes();
+            let needed = (text.len() + 1) as c_int;
+            if str.is_null() && length.get() == 0 {
+                length.set(needed);
+                return Err(PmiError::NoMem);
+            }
             // SAFETY: `str` is NULL or holds `*length` writable bytes.
             let out = unsafe { ffi::out_str(str, length.get()) }?;
-            let needed = (text.len() + 1) as c_int;
             if out.capacity() <= text.len() {
                 length.set(needed);
                 return Err(PmiError::NoMem);
