@@ -264,6 +264,12 @@ pub struct Pmix {
     layout: Option<Vec<u8>>,
 }
 
+/// The longest `PMI_process_mapping` a program of `api` can read: the value maximum it
+/// is told, less the NUL.
+fn mapping_room(api: Api) -> usize {
+    api.fixed_maxes().unwrap_or(PMIX_MAXES).value - 1
+}
+
 /// A service name is a PMIx key: at most `PMIX_MAX_KEYLEN` bytes.
 fn check_service(service: &[u8]) -> PmiResult<()> {
     if service.len() < pmix_lib::KEY_LEN {
@@ -530,13 +536,14 @@ impl Pmix {
             Some(nodes) => (nodes, "host names"),
             None => (self.nodes_by(b"pmix.nodeid")?, "node ids"),
         };
-        // Within the value maximum, as every value is (a reader sized its buffer so).
-        let Some(text) = mapping::cycle_of(&nodes, PMIX_MAXES.value - 1) else {
+        // Within the API's value maximum, as every value is (a reader sized its buffer
+        // so): this backend's for PMI-1, PMI-2's header constant for PMI-2.
+        let room = mapping_room(self.api);
+        let Some(text) = mapping::cycle_of(&nodes, room) else {
             trace::line(format_args!(
                 "no PMI_process_mapping: the layout of {} ranks from {from} does not fit in \
-                 {} bytes",
-                nodes.len(),
-                PMIX_MAXES.value - 1
+                 {room} bytes",
+                nodes.len()
             ));
             return None;
         };
@@ -1111,6 +1118,19 @@ mod tests {
         assert!(dir.known.footprint_with(b"k10000", &value) > KNOWN_BYTES);
         assert!(kept > KNOWN_BYTES / Store::record_len(b"k10000", &value) * 9 / 10);
         assert!(dir.known.get(b"k0").is_some());
+    }
+
+    #[test]
+    fn a_built_mapping_fits_what_each_api_reads() {
+        assert_eq!(mapping_room(Api::Pmi1), 4095);
+        assert_eq!(mapping_room(Api::Pmi2), 1023);
+        // 256 ranks dealt round-robin to 2 hosts: 1032 bytes written out, too long for
+        // PMI-2, which gets one cycle.
+        let nodes: Vec<u64> = (0..256).map(|r| r % 2).collect();
+        let pmi1 = mapping::cycle_of(&nodes, mapping_room(Api::Pmi1)).unwrap();
+        assert_eq!(pmi1.len(), 1032);
+        let pmi2 = mapping::cycle_of(&nodes, mapping_room(Api::Pmi2));
+        assert_eq!(pmi2.as_deref(), Some("(vector,(0,2,1))"));
     }
 
     #[test]
