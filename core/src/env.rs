@@ -153,10 +153,12 @@ pub fn pmi_fd(lookup: &dyn Fn(&str) -> Option<OsString>) -> Option<i32> {
 /// server (a non-empty `PMIX_*` marker) but not beside Hydra's `MPI_LOCALNRANKS`: there
 /// a `PMI_FD` that is not open is a Hydra rank's, inherited by a program the rank
 /// started (`system()`), and the PMIx variables an outer job's (`mpiexec` run in an
-/// `srun --mpi=pmix` step), whose rank that program must not take.
+/// `srun --mpi=pmix` step), whose rank that program must not take. Unless PRRTE says it
+/// launched this process (`PRTE_LAUNCHED`): `prterun` run by a Hydra rank.
 pub fn names_another_launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
+    let hydra_own = lookup("MPI_LOCALNRANKS").is_some() && lookup("PRTE_LAUNCHED").is_none();
     lookup("PMI_PORT").is_some_and(|v| !v.is_empty())
-        || (pmix_marker(lookup).is_some() && lookup("MPI_LOCALNRANKS").is_none())
+        || (pmix_marker(lookup).is_some() && !hydra_own)
 }
 
 // Out of line, as `singleton_allowed`: `launch` runs in every process's PMI_Init and
@@ -702,6 +704,14 @@ mod tests {
             ("PMI_FD", "3"),
             ("MPI_LOCALNRANKS", "2"),
             ("PMI_PORT", "h:1")
+        ])));
+        // ...and beside PRRTE's own mark: prterun run by a Hydra rank.
+        assert!(names_another_launch(&lookup_from(&[
+            ("PMI_FD", "3"),
+            ("MPI_LOCALNRANKS", "2"),
+            ("PMIX_NAMESPACE", "prterun-vm-13050@1"),
+            ("PMIX_RANK", "0"),
+            ("PRTE_LAUNCHED", "1")
         ])));
         // An empty PMIx variable says nothing (a wrapper that cleared it); nor an empty
         // PMI_FD or PMI_PORT.
