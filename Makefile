@@ -39,7 +39,7 @@ TESTS    := exchange info barrier validation abort clique names spawn options si
 TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)
 RUST_SRC := $(shell find core/src libpmi/src libpmi2/src probe/src -name '*.rs') Cargo.toml Cargo.lock \
-            core/Cargo.toml core/build.rs libpmi/Cargo.toml libpmi2/Cargo.toml probe/Cargo.toml \
+            core/Cargo.toml core/build.rs core/src/sibling.c libpmi/Cargo.toml libpmi2/Cargo.toml probe/Cargo.toml \
             front-build.rs hot-text.ld
 
 .PHONY: all lib demo check test-rust lint check-symbols check-header check-docs header abi-check \

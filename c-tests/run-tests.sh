@@ -130,6 +130,11 @@ if [ "$K" = prterun ]; then
     run prterun-stale-sessions 0 --absent log "failed to start" -- \
         env TMPDIR="$stale" "${L[@]}" "$b/exchange" -q
     rm -rf "$stale"
+    # prterun run by a Hydra rank: its processes inherit the rank's PMI_FD, closed, and
+    # Hydra's MPI_LOCALNRANKS beside prterun's own PMIx variables; prterun's is taken.
+    run prterun-inside-hydra-rank 0 --count 2 "read 4/4 business cards from 2 ranks" \
+        --count 2 "is not open (an outer job's" -- \
+        "${HYDRA[@]}" -launcher fork -n 1 "${L[@]}" "$b/exchange"
 fi
 
 if [ "$K" != hydra4 ]; then

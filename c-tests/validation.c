@@ -213,8 +213,10 @@ static void bad_keys_and_values(const char *kvs, int rank)
     REQUIRE_RC(PMI_Get_size(&size), PMI_SUCCESS);
     for (int from = rank; from != -1; from = from == rank ? (rank + 1) % size : -1) {
         char name[64];
-        key[0] = 'r', snprintf(name, sizeof name, "%d-", from);
-        memcpy(key + 1, name, strlen(name)); /* "r<rank>-kkk...": keymax-1 bytes */
+        memset(key, 'k', keysize); /* "r<rank>-kkk...": keymax-1 bytes, as put above */
+        snprintf(key, keysize, "r%d-", from);
+        key[strlen(key)] = 'k';
+        key[keymax - 1] = '\0';
         CHECK_RC(PMI_KVS_Get(kvs, key, buf, bufsize), PMI_SUCCESS);
         CHECK(strcmp(buf, "longest-key") == 0);
         snprintf(name, sizeof name, "long-value-%d", from);

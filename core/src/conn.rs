@@ -367,6 +367,12 @@ impl Drop for Conn {
     }
 }
 
+/// Whether `fd` is an open descriptor of this process.
+pub fn fd_is_open(fd: RawFd) -> bool {
+    // SAFETY: F_GETFD only reads the descriptor flags of `fd`; a closed fd gives EBADF.
+    unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
+}
+
 /// Refuse a `PMI_FD` that cannot be the launcher's connection, with a message naming
 /// why, before anything is written to it: not open, not a socket, not a stream socket, a
 /// listening socket, one opened by this process (close-on-exec is set: it was not
@@ -374,14 +380,6 @@ impl Drop for Conn {
 /// stale `PMI_FD` inherited by a program that then opened its own sockets names one of
 /// those. Five system calls when the fd is good (every rank of a job makes them); the
 /// listening check is made only to name a refusal.
-/// Whether `fd` is an open descriptor of this process.
-pub fn fd_is_open(fd: RawFd) -> bool {
-    // SAFETY: F_GETFD only reads the descriptor flags of `fd`; a closed fd gives EBADF.
-    unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
-}
-
-/// Whether `fd` can be a launcher's PMI socket (an open, connected stream socket, not one
-/// this process opened); why not, as one line.
 pub fn check_pmi_fd(fd: RawFd) -> Result<(), String> {
     // SAFETY: F_GETFD only reads the descriptor flags of `fd`; a closed fd gives EBADF.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
