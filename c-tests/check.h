@@ -273,6 +273,24 @@ static inline int check_real_hosts(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* The node's ranks as the library counts them (`n` of them, this rank at `position`)
+ * against what the launcher tells this process; across real hosts, where prterun says
+ * nothing but through PMIx, the caller checks host names instead. `what` names the count
+ * in the message. */
+static inline void check_local_is_launcher(const char *what, int n, int position, int rank,
+                                           int size)
+{
+    int nlocal = -1, local = -1;
+    if (check_launcher_local(&nlocal, &local, rank, size)) {
+        CHECK_DEV(n == nlocal, "mapping-not-hosts",
+                  "%s of %d, the launcher says %d ranks on this node", what, n, nlocal);
+        CHECK_DEV(position == local, "mapping-not-hosts",
+                  "position %d in the %s, the launcher says %d", position, what, local);
+    } else {
+        CHECKF(check_real_hosts(), "the launcher says nothing of this node's ranks");
+    }
+}
+
 /* The ranks RANKS[0..N) (what the library says shares this rank's node, WHAT) against the
  * host names. */
 static inline void check_local_is_host(const char *what, char **hosts, int size, int rank,

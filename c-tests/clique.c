@@ -44,15 +44,7 @@ int main(void)
 
     /* What the launcher says (across real hosts prterun says nothing but through PMIx:
      * there the host names below are the truth). */
-    int nlocal = -1, local = -1;
-    if (check_launcher_local(&nlocal, &local, rank, size)) {
-        CHECK_DEV(n == nlocal, "mapping-not-hosts",
-                  "clique of %d, the launcher says %d ranks on this node", n, nlocal);
-        CHECK_DEV(position == local, "mapping-not-hosts",
-                  "position %d in the clique, the launcher says %d", position, local);
-    } else {
-        CHECKF(check_real_hosts(), "the launcher says nothing of this node's ranks");
-    }
+    check_local_is_launcher("clique", n, position, rank, size);
 
     /* Every member of my clique must see the same clique. */
     char *mine = malloc(vallen), *theirs = malloc(vallen);

@@ -78,19 +78,11 @@ int main(int argc, char **argv)
     }
     CHECK(found == 1 && outlen == local && mine == 1);
     /* ...as the launcher tells this process (clique.c's check, for PMI-2). */
-    int nlocal = -1, local_id = -1;
-    if (check_launcher_local(&nlocal, &local_id, rank, size)) {
-        int position = -1;
-        for (int i = 0; i < outlen; i++)
-            if (ranks[i] == rank)
-                position = i;
-        CHECK_DEV(local == nlocal, "mapping-not-hosts",
-                  "%d ranks on this node, the launcher says %d", local, nlocal);
-        CHECK_DEV(position == local_id, "mapping-not-hosts",
-                  "position %d among the node's ranks, the launcher says %d", position, local_id);
-    } else {
-        CHECKF(check_real_hosts(), "the launcher says nothing of this node's ranks");
-    }
+    int position = -1;
+    for (int i = 0; i < outlen; i++)
+        if (ranks[i] == rank)
+            position = i;
+    check_local_is_launcher("localRanks", local, position, rank, size);
     /* The same two through the text call, from the layout too (not asked of the server,
      * which would hold a wait for a node attribute nobody puts). */
     char text[64];
