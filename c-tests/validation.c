@@ -135,6 +135,15 @@ static void short_buffers(const char *kvs, int rank)
     CHECK(ranks[0] == -7);
 }
 
+/* Rank `r`'s key of `len` bytes, "r<r>-kkk...", into `key` (more than `len` bytes). */
+static void long_key(char *key, int len, int r)
+{
+    memset(key, 'k', (size_t)len);
+    int n = snprintf(key, (size_t)len + 1, "r%d-", r);
+    key[n] = 'k';
+    key[len] = '\0';
+}
+
 static void bad_keys_and_values(const char *kvs, int rank)
 {
     int keymax, valmax;
@@ -160,10 +169,7 @@ static void bad_keys_and_values(const char *kvs, int rank)
     if (check_backend_is("pmix"))
         CHECK_RC(PMI_KVS_Put(kvs, "libpmi:dir:0", "v"), PMI_ERR_INVALID_KEY);
     /* keylen_max counts the NUL: keymax-1 bytes are fine, keymax are too many. */
-    memset(key, 'k', keysize);
-    snprintf(key, keysize, "r%d-", rank);
-    key[strlen(key)] = 'k';
-    key[keymax] = '\0';
+    long_key(key, keymax, rank);
     CHECK_RC(PMI_KVS_Put(kvs, key, "v"), PMI_ERR_INVALID_KEY_LENGTH);
     CHECK_RC(PMI_KVS_Get(kvs, key, buf, bufsize), PMI_ERR_INVALID_KEY_LENGTH);
     key[keymax - 1] = '\0';
@@ -211,12 +217,11 @@ static void bad_keys_and_values(const char *kvs, int rank)
      * tab; this rank's own from what it put, the next rank's through the server. */
     int size;
     REQUIRE_RC(PMI_Get_size(&size), PMI_SUCCESS);
-    for (int from = rank; from != -1; from = from == rank ? (rank + 1) % size : -1) {
+    int from_ranks[2] = {rank, (rank + 1) % size};
+    for (int i = 0; i < (size > 1 ? 2 : 1); i++) {
+        int from = from_ranks[i];
         char name[64];
-        memset(key, 'k', keysize); /* "r<rank>-kkk...": keymax-1 bytes, as put above */
-        snprintf(key, keysize, "r%d-", from);
-        key[strlen(key)] = 'k';
-        key[keymax - 1] = '\0';
+        long_key(key, keymax - 1, from); /* as put above */
         CHECK_RC(PMI_KVS_Get(kvs, key, buf, bufsize), PMI_SUCCESS);
         CHECK(strcmp(buf, "longest-key") == 0);
         snprintf(name, sizeof name, "long-value-%d", from);
@@ -232,8 +237,6 @@ static void bad_keys_and_values(const char *kvs, int rank)
         snprintf(name, sizeof name, "tab-%d", from);
         CHECK_RC(PMI_KVS_Get(kvs, name, buf, bufsize), PMI_SUCCESS);
         CHECK(strcmp(buf, "a\tb") == 0);
-        if (size == 1)
-            break;
     }
     CHECK_RC(PMI_KVS_Get(kvs, empty, buf, bufsize), PMI_ERR_INVALID_KEY);
 
