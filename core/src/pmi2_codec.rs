@@ -162,25 +162,21 @@ impl Command {
     /// The per-process error codes of a `spawn-response` as the PMI-2 wire text spells
     /// them, `nerrs=N;err0=..;...;errN-1=..;`, into `out` as `parse_errcodes` does for
     /// `errcodes=a,b,...` (Hydra's and Slurm's spelling): 0 in the slots past the last
-    /// code. `Some(false)` without `nerrs`; `None`, with `out` untouched, when a code is
-    /// missing or not an `int`, or there are more codes than slots.
-    pub fn spec_errcodes(&self, out: &mut [i32]) -> Option<bool> {
-        let Some(count) = self.get(b"nerrs") else {
-            return Some(false);
+    /// code, and in every slot without `nerrs`. `None`, with `out` untouched, when a code
+    /// is missing or not an `int`, or there are more codes than slots.
+    pub fn spec_errcodes(&self, out: &mut [i32]) -> Option<()> {
+        let count = match self.get(b"nerrs") {
+            Some(count) => usize::try_from(crate::pmi1_codec::parse_int(count)?).ok()?,
+            None => 0,
         };
-        let count = usize::try_from(crate::pmi1_codec::parse_int(count)?).ok()?;
         if count > out.len() {
             return None;
         }
         let code = |i: usize| i32::try_from(self.int(format!("err{i}").as_bytes())?).ok();
-        if !(0..count).all(|i| code(i).is_some()) {
-            return None;
-        }
+        let codes = (0..count).map(code).collect::<Option<Vec<i32>>>()?;
         out.fill(0);
-        for (i, slot) in out.iter_mut().enumerate().take(count) {
-            *slot = code(i)?;
-        }
-        Some(true)
+        out[..count].copy_from_slice(&codes);
+        Some(())
     }
 
     /// A PMI-2 boolean: `TRUE`/`true`/`yes`, `FALSE`/`false`/`no` (servers differ).

@@ -393,14 +393,10 @@ impl Backend for Pmi2Wire {
         }
         let reply = self.call("PMI2_Job_Spawn", "spawn", &fields)?;
         let read = match reply.get(b"errcodes") {
-            Some(codes) => pmi1_codec::parse_errcodes(codes, errors).map(|()| true),
+            Some(codes) => pmi1_codec::parse_errcodes(codes, errors),
             None => reply.spec_errcodes(errors),
         };
-        match read {
-            Some(true) => {}
-            Some(false) => errors.fill(0),
-            None => return Err(refused("PMI2_Job_Spawn", reply)),
-        }
+        read.ok_or_else(|| refused("PMI2_Job_Spawn", reply))?;
         // As `job-getid`'s: not empty, no NUL (a C string would end there).
         Ok(reply
             .get(b"jobid")
