@@ -40,6 +40,15 @@ pub struct SpawnCommand<'a> {
     pub info: Vec<(&'a [u8], &'a [u8])>,
 }
 
+/// What a spawn gave: the codes the process manager sent, one per process from the
+/// first (no more than the processes requested; those past the last code are 0), and
+/// the new job's id when the server gives one (Slurm's PMI-2 plugin, PMIx).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Spawned {
+    pub codes: Vec<i32>,
+    pub jobid: Option<Vec<u8>>,
+}
+
 /// One backend's operations. Arguments arrive checked by `client`: keys and values
 /// follow the wire's rules and fit the maxima this backend announced, the kvsname is
 /// this process group's.
@@ -73,14 +82,14 @@ pub trait Backend: Send {
     fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()>;
     fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()>;
     fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]>;
-    /// Start the commands; `errors` has a slot per process requested. The new job's id
-    /// when the server gives one (Slurm's PMI-2 plugin, PMIx), else `None`.
+    /// Start the commands, `slots` processes in all: a reply with more codes than that
+    /// is refused.
     fn spawn(
         &mut self,
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
-        errors: &mut [i32],
-    ) -> PmiResult<Option<Vec<u8>>>;
+        slots: usize,
+    ) -> PmiResult<Spawned>;
     /// Leave the job. The backend is dropped afterwards.
     fn finalize(&mut self) -> PmiResult<()>;
     /// PMI-2: the value of `key` with a hint of which rank put it (the wire passes it on).

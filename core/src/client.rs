@@ -4,7 +4,7 @@
 //! appnum, successful gets of keys that processes put) are cached.
 #![forbid(unsafe_code)]
 
-use crate::backend::{Backend, Identity, Maxes, SpawnCommand};
+use crate::backend::{Backend, Identity, Maxes, SpawnCommand, Spawned};
 use crate::error::{PmiError, PmiResult};
 use crate::mapping::{Mapping, MappingError};
 use crate::rules::{Api, MappingSource, PORT_MAX};
@@ -323,17 +323,19 @@ impl Client {
         Ok(port)
     }
 
-    /// Start the commands, after every validity rule. `errors` has a slot per process
-    /// requested: each is 0 or the process manager's code for that process. The new
-    /// job's id when the server gives one.
+    /// Start the commands, after every validity rule: the process manager's codes for
+    /// the processes requested (as many as it sent, the rest 0), and the new job's id
+    /// when the server gives one.
     pub fn spawn(
         &mut self,
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
-        errors: &mut [i32],
-    ) -> PmiResult<Option<Vec<u8>>> {
+    ) -> PmiResult<Spawned> {
         self.api.check_spawn(commands, preput, self.maxes)?;
-        self.backend.spawn(commands, preput, errors)
+        let slots = commands
+            .iter()
+            .fold(0usize, |n, c| n.saturating_add(c.maxprocs as usize));
+        self.backend.spawn(commands, preput, slots)
     }
 }
 

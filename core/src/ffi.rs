@@ -249,6 +249,21 @@ impl<'a> OutInts<'a> {
         Ok(())
     }
 
+    /// Copy `values` to the front and 0 into every slot after them, or
+    /// `PMI_ERR_INVALID_LENGTH` with nothing written when they do not fit.
+    pub fn write_padded(self, values: &[c_int]) -> PmiResult<()> {
+        if values.len() > self.len {
+            return Err(PmiError::InvalidLength);
+        }
+        // SAFETY: as in `write`; the slots past `values.len()` are within the `len`
+        // writable ints too.
+        unsafe {
+            let rest = self.ptr.as_ptr().add(values.len());
+            std::ptr::write_bytes(rest, 0, self.len - values.len());
+        }
+        self.write(values)
+    }
+
     /// The slots as a slice, for a callee that fills them in place.
     ///
     /// # Safety

@@ -305,20 +305,15 @@ fn push_line(buf: &mut Vec<u8>, key: std::fmt::Arguments<'_>, value: &[u8]) {
     buf.push(b'\n');
 }
 
-/// Parse `errcodes=a,b,...` into `out`, one code per slot and 0 in the slots past the
-/// last code; `None`, with `out` untouched (a failed call writes no output), if a code is
-/// not an integer that fits an `int` or there are more codes than slots.
-pub fn parse_errcodes(text: &[u8], out: &mut [i32]) -> Option<()> {
+/// Parse `errcodes=a,b,...`, one code per process from the first; `None` if a code is
+/// not an integer that fits an `int` or there are more codes than `slots`.
+pub fn parse_errcodes(text: &[u8], slots: usize) -> Option<Vec<i32>> {
     let code = |text: &[u8]| parse_int(text).and_then(|n| i32::try_from(n).ok());
-    let codes = || text.split(|&b| b == b',');
-    if codes().count() > out.len() || !codes().all(|c| code(c).is_some()) {
+    let codes = text.split(|&b| b == b',');
+    if codes.clone().count() > slots {
         return None;
     }
-    out.fill(0);
-    for (slot, c) in out.iter_mut().zip(codes()) {
-        *slot = code(c)?;
-    }
-    Some(())
+    codes.map(code).collect()
 }
 
 #[cfg(test)]
@@ -606,17 +601,11 @@ mod tests {
 
     #[test]
     fn errcodes() {
-        let mut out = [7; 3];
-        assert_eq!(parse_errcodes(b"0,-1,2", &mut out), Some(()));
-        assert_eq!(out, [0, -1, 2]);
-        // Fewer codes than slots: the rest are 0.
-        assert_eq!(parse_errcodes(b"5", &mut out), Some(()));
-        assert_eq!(out, [5, 0, 0]);
-        // A failure writes nothing, even after good codes.
-        let mut out = [7; 3];
+        assert_eq!(parse_errcodes(b"0,-1,2", 3), Some(vec![0, -1, 2]));
+        // Fewer codes than slots.
+        assert_eq!(parse_errcodes(b"5", 3), Some(vec![5]));
         for bad in [&b"0,1,2,3"[..], b"0,x", b"1,2,99999999999", b""] {
-            assert_eq!(parse_errcodes(bad, &mut out), None, "{bad:?}");
-            assert_eq!(out, [7; 3], "{bad:?}");
+            assert_eq!(parse_errcodes(bad, 3), None, "{bad:?}");
         }
     }
 

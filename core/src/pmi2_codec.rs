@@ -160,23 +160,19 @@ impl Command {
     }
 
     /// The per-process error codes of a `spawn-response` as the PMI-2 wire text spells
-    /// them, `nerrs=N;err0=..;...;errN-1=..;`, into `out` as `parse_errcodes` does for
-    /// `errcodes=a,b,...` (Hydra's and Slurm's spelling): 0 in the slots past the last
-    /// code, and in every slot without `nerrs`. `None`, with `out` untouched, when a code
-    /// is missing or not an `int`, or there are more codes than slots.
-    pub fn spec_errcodes(&self, out: &mut [i32]) -> Option<()> {
+    /// them, `nerrs=N;err0=..;...;errN-1=..;`, as `parse_errcodes` reads `errcodes=a,b,...`
+    /// (Hydra's and Slurm's spelling): none without `nerrs`. `None` when a code is missing
+    /// or not an `int`, or there are more codes than `slots`.
+    pub fn spec_errcodes(&self, slots: usize) -> Option<Vec<i32>> {
         let count = match self.get(b"nerrs") {
             Some(count) => usize::try_from(crate::pmi1_codec::parse_int(count)?).ok()?,
             None => 0,
         };
-        if count > out.len() {
+        if count > slots {
             return None;
         }
         let code = |i: usize| i32::try_from(self.int(format!("err{i}").as_bytes())?).ok();
-        let codes = (0..count).map(code).collect::<Option<Vec<i32>>>()?;
-        out.fill(0);
-        out[..count].copy_from_slice(&codes);
-        Some(())
+        (0..count).map(code).collect()
     }
 
     /// A PMI-2 boolean: `TRUE`/`true`/`yes`, `FALSE`/`false`/`no` (servers differ).

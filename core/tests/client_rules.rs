@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use pmi_core::backend::{Backend, Identity, Maxes, SpawnCommand};
+use pmi_core::backend::{Backend, Identity, Maxes, SpawnCommand, Spawned};
 use pmi_core::client::{Client, GET_CACHE_BYTES};
 use pmi_core::error::{PmiError, PmiResult};
 use pmi_core::rules::{Api, PMI2_MAXES};
@@ -107,10 +107,10 @@ impl Backend for Fake {
         &mut self,
         _: &[SpawnCommand<'_>],
         _: &[(&[u8], &[u8])],
-        _: &mut [i32],
-    ) -> PmiResult<Option<Vec<u8>>> {
+        _: usize,
+    ) -> PmiResult<Spawned> {
         self.log("spawn".into());
-        Ok(None)
+        Ok(Spawned::default())
     }
     fn finalize(&mut self) -> PmiResult<()> {
         Ok(())
@@ -290,6 +290,6 @@ fn names_and_spawns_are_checked_before_the_backend() {
         maxprocs: 1,
         info: vec![],
     };
-    assert_eq!(c.spawn(&[empty], &[], &mut [0]), Err(PmiError::InvalidArgs));
+    assert_eq!(c.spawn(&[empty], &[]), Err(PmiError::InvalidArgs));
     assert_eq!(calls(&log), ["publish"]);
 }

@@ -169,9 +169,9 @@ fn the_pmix_backend_over_a_fake_libpmix() {
             maxprocs: 2,
             info: vec![(b"wdir", b"/tmp"), (b"host", b"n1")],
         };
-        let mut errors = [-1; 2];
-        assert!(c.spawn(&[cmd], &[(b"pk", b"pv")], &mut errors).is_ok());
-        assert_eq!(errors, [0, 0]);
+        let spawned = c.spawn(&[cmd], &[(b"pk", b"pv")]).expect("spawn");
+        assert_eq!(spawned.codes, Vec::<i32>::new());
+        assert_eq!(spawned.jobid.as_deref(), Some(&b"fake-child"[..]));
         let spawn = calls(&log);
         for line in [
             "app /bin/true maxprocs=2 cwd=/tmp ninfo=1",
@@ -192,10 +192,7 @@ fn the_pmix_backend_over_a_fake_libpmix() {
             maxprocs: 1,
             info: vec![(b"odd", b"x")],
         };
-        assert_eq!(
-            c.spawn(&[odd], &[], &mut [0]).err(),
-            Some(PmiError::InvalidKey)
-        );
+        assert_eq!(c.spawn(&[odd], &[]).err(), Some(PmiError::InvalidKey));
         assert_eq!(calls(&log), Vec::<String>::new());
         Ok(())
     })

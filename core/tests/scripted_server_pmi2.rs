@@ -8,7 +8,7 @@ mod common;
 use std::thread::JoinHandle;
 
 use common::*;
-use pmi_core::backend::SpawnCommand;
+use pmi_core::backend::{SpawnCommand, Spawned};
 use pmi_core::backends::pmi2_backend::Pmi2Wire;
 use pmi_core::client::Client;
 use pmi_core::error::{PmiError, PmiResult};
@@ -162,21 +162,14 @@ fn what_the_rules_refuse_is_never_sent() {
         maxprocs: 1,
         info: vec![],
     };
-    let mut errors = [0];
-    assert_eq!(
-        client.spawn(&[semi], &[], &mut errors),
-        Err(PmiError::InvalidArgs)
-    );
+    assert_eq!(client.spawn(&[semi], &[]), Err(PmiError::InvalidArgs));
     let many = SpawnCommand {
         execname: b"/bin/true",
         args: vec![&b"a"[..]; 999],
         maxprocs: 1,
         info: vec![],
     };
-    assert_eq!(
-        client.spawn(&[many], &[], &mut errors),
-        Err(PmiError::InvalidArgs)
-    );
+    assert_eq!(client.spawn(&[many], &[]), Err(PmiError::InvalidArgs));
     drop(client);
     assert_eq!(finish(server), after_handshake2(&[b"cmd=job-getid;"]));
 }
@@ -235,8 +228,7 @@ fn spawn_reads_the_error_codes_either_way_they_are_spelled() {
         "cmd=spawn-response;rc=0;jobid=j1;nerrs=2;err0=0;err1=-7;",
         "cmd=spawn-response;rc=0;errcodes=0,5;",
         "cmd=spawn-response;rc=0;",
-        // A code missing, one not an int, more codes than processes: refused, and the
-        // array keeps what it held.
+        // A code missing, one not an int, more codes than processes: refused.
         "cmd=spawn-response;rc=0;nerrs=2;err0=3;",
         "cmd=spawn-response;rc=0;nerrs=1;err0=x;",
         "cmd=spawn-response;rc=0;nerrs=4;err0=0;err1=0;err2=0;err3=0;",
@@ -245,26 +237,26 @@ fn spawn_reads_the_error_codes_either_way_they_are_spelled() {
         script.exchange_frames(SPAWN, reply)
     });
     let (mut client, server) = client2(script);
-    let mut spawn = |errors: &mut [i32; 3]| {
+    let mut spawn = || {
         let cmd = SpawnCommand {
             execname: b"/bin/true",
             args: vec![],
             maxprocs: 3,
             info: vec![],
         };
-        client.spawn(&[cmd], &[], errors)
+        client.spawn(&[cmd], &[])
     };
-    let mut errors = [9; 3];
-    assert_eq!(spawn(&mut errors), Ok(Some(b"j1".to_vec())));
-    assert_eq!(errors, [0, -7, 0]);
-    assert_eq!(spawn(&mut errors), Ok(None));
-    assert_eq!(errors, [0, 5, 0]);
-    assert_eq!(spawn(&mut errors), Ok(None));
-    assert_eq!(errors, [0, 0, 0]);
+    let spawned = |codes: &[i32], jobid: Option<&[u8]>| {
+        Ok(Spawned {
+            codes: codes.to_vec(),
+            jobid: jobid.map(<[u8]>::to_vec),
+        })
+    };
+    assert_eq!(spawn(), spawned(&[0, -7], Some(b"j1")));
+    assert_eq!(spawn(), spawned(&[0, 5], None));
+    assert_eq!(spawn(), spawned(&[], None));
     for _ in 0..3 {
-        let mut errors = [9; 3];
-        assert_eq!(spawn(&mut errors), Err(PmiError::Fail));
-        assert_eq!(errors, [9; 3]);
+        assert_eq!(spawn(), Err(PmiError::Fail));
     }
     drop(client);
     finish(server);

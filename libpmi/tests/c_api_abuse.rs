@@ -1,6 +1,7 @@
 //! Caller abuse through the C exports: NULL everywhere, lengths 0 and negative, keys and
 //! values with newlines, `=`, spaces, 1 MiB strings, a kvsname that is not ours. Each
-//! gets its code, and the recorded wire shows that none of it was sent. Its own test
+//! gets its code, and the recorded wire shows that none of it was sent. Then what the
+//! caller's output arrays get from a spawn the server answers or refuses. Its own test
 //! binary: the library's state is process-wide.
 
 mod emulated;
@@ -208,19 +209,60 @@ fn abuse_gets_clear_codes_and_sends_nothing() {
         );
         assert!(untouched(&port[10..]));
 
+        // Spawn: the server's codes for the first processes, 0 for the rest; nothing
+        // written when it refuses.
+        let mut three = [3 as c_int];
+        for (command, rc, codes) in [
+            ("/bin/true", PMI_SUCCESS, [0, 7, 0]),
+            ("fail", PMI_FAIL, [-9; 3]),
+        ] {
+            let mut errors = [-9 as c_int; 3];
+            let command = c(command);
+            let cmds = [command.as_ptr()];
+            let spawn = PMI_Spawn_multiple(
+                1,
+                cmds.as_ptr().cast_mut(),
+                null_mut(),
+                three.as_mut_ptr(),
+                null(),
+                null_mut(),
+                0,
+                null(),
+                errors.as_mut_ptr(),
+            );
+            assert_eq!((spawn, errors), (rc, codes));
+        }
+
         assert_eq!(PMI_Finalize(), PMI_SUCCESS);
     }
     let lines = server.join().unwrap();
-    let expected = [
+    let spawn = |command: &str| {
+        [
+            "mcmd=spawn\n".to_string(),
+            "nprocs=3\n".into(),
+            format!("execname={command}\n"),
+            "totspawns=1\n".into(),
+            "spawnssofar=1\n".into(),
+            "argcnt=0\n".into(),
+            "preput_num=0\n".into(),
+            "info_num=0\n".into(),
+            "endcmd\n".into(),
+        ]
+    };
+    let mut expected: Vec<String> = [
         "cmd=init pmi_version=1 pmi_subversion=1\n",
         "cmd=get_maxes\n",
         "cmd=get_my_kvsname\n",
         "cmd=lookup_name service=long-port\n",
         "cmd=lookup_name service=short\n",
-        "cmd=finalize\n",
-    ];
+    ]
+    .map(String::from)
+    .to_vec();
+    expected.extend(spawn("/bin/true"));
+    expected.extend(spawn("fail"));
+    expected.push("cmd=finalize\n".into());
     assert_eq!(
         lines, expected,
-        "only the handshake, the kvsname and finalize went out"
+        "only the handshake, the kvsname, the good lookups and spawns, and finalize went out"
     );
 }

@@ -2,7 +2,7 @@
 //! reads one reply, checks `cmd=` and `rc`, and parses its fields.
 #![forbid(unsafe_code)]
 
-use crate::backend::{Backend, Identity, Maxes, SpawnCommand, DEFAULT_MAXES};
+use crate::backend::{Backend, Identity, Maxes, SpawnCommand, Spawned, DEFAULT_MAXES};
 use crate::client::Client;
 use crate::conn::Conn;
 use crate::env::{JobEnv, PortEnv};
@@ -313,29 +313,27 @@ impl Backend for Pmi1Wire {
     }
 
     /// `mcmd=spawn` ... `endcmd`, one segment per command, in one write; then one
-    /// `cmd=spawn_result rc=<n> [errcodes=a,b,...]`. `errors` is filled from `errcodes`
-    /// when the server sends them, else with 0.
+    /// `cmd=spawn_result rc=<n> [errcodes=a,b,...]`: the codes are `errcodes` when the
+    /// server sends them, else none (every process 0).
     fn spawn(
         &mut self,
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
-        errors: &mut [i32],
-    ) -> PmiResult<Option<Vec<u8>>> {
+        slots: usize,
+    ) -> PmiResult<Spawned> {
         let (key_max, value_max) = (self.maxes.key, self.maxes.value);
         wire::encode_spawn(&mut self.request, commands, preput, key_max, value_max)?;
         let reply = call_line(&mut self.conn, &self.request, b"spawn_result")?;
         if reply.rc() != Some(0) {
             return Err(server_error("spawn", reply));
         }
-        match reply.field(b"errcodes") {
-            None => {
-                errors.fill(0);
-                Ok(None)
+        let codes = match reply.field(b"errcodes") {
+            None => Vec::new(),
+            Some(codes) => {
+                wire::parse_errcodes(codes, slots).ok_or_else(|| server_error("spawn", reply))?
             }
-            Some(codes) => wire::parse_errcodes(codes, errors)
-                .map(|()| None)
-                .ok_or_else(|| server_error("spawn", reply)),
-        }
+        };
+        Ok(Spawned { codes, jobid: None })
     }
 
     /// `cmd=finalize`, answered by `cmd=finalize_ack`. The connection closes when the

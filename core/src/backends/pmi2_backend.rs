@@ -4,7 +4,7 @@
 //! checks the reply's `cmd=` and `rc`.
 #![forbid(unsafe_code)]
 
-use crate::backend::{Backend, Identity, Maxes, SpawnCommand};
+use crate::backend::{Backend, Identity, Maxes, SpawnCommand, Spawned};
 use crate::backends::pmi1_backend::call_line;
 use crate::conn::Conn;
 use crate::env::{JobEnv, PortEnv};
@@ -342,8 +342,8 @@ impl Backend for Pmi2Wire {
         &mut self,
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
-        errors: &mut [i32],
-    ) -> PmiResult<Option<Vec<u8>>> {
+        slots: usize,
+    ) -> PmiResult<Spawned> {
         let texts: Vec<String> = std::iter::once(commands.len().to_string())
             .chain(std::iter::once(preput.len().to_string()))
             .collect();
@@ -392,16 +392,17 @@ impl Backend for Pmi2Wire {
             }
         }
         let reply = self.call("PMI2_Job_Spawn", "spawn", &fields)?;
-        let read = match reply.get(b"errcodes") {
-            Some(codes) => pmi1_codec::parse_errcodes(codes, errors),
-            None => reply.spec_errcodes(errors),
+        let codes = match reply.get(b"errcodes") {
+            Some(codes) => pmi1_codec::parse_errcodes(codes, slots),
+            None => reply.spec_errcodes(slots),
         };
-        read.ok_or_else(|| refused("PMI2_Job_Spawn", reply))?;
+        let codes = codes.ok_or_else(|| refused("PMI2_Job_Spawn", reply))?;
         // As `job-getid`'s: not empty, no NUL (a C string would end there).
-        Ok(reply
+        let jobid = reply
             .get(b"jobid")
             .filter(|id| !id.is_empty() && !id.contains(&0))
-            .map(<[u8]>::to_vec))
+            .map(<[u8]>::to_vec);
+        Ok(Spawned { codes, jobid })
     }
 
     /// `cmd=finalize`, answered by `finalize-response`.

@@ -43,8 +43,8 @@ use std::ffi::{CStr, OsString};
 use crate::backends::pmix_lib::{self, Answer, AppSpec, Lib, Proc, RANK_UNDEF, RANK_WILDCARD};
 use crate::backends::pmix_watch;
 
-use crate::backend::SpawnCommand;
 use crate::backend::{Backend, Identity, Maxes};
+use crate::backend::{SpawnCommand, Spawned};
 use crate::env::{PmixEnv, PARENT, PREPUT_KEY, PREPUT_NUM, PREPUT_VAL};
 use crate::error::{PmiError, PmiResult};
 use crate::mapping;
@@ -942,8 +942,8 @@ impl Backend for Pmix {
         &mut self,
         commands: &[SpawnCommand<'_>],
         preput: &[(&[u8], &[u8])],
-        errors: &mut [i32],
-    ) -> PmiResult<Option<Vec<u8>>> {
+        _slots: usize,
+    ) -> PmiResult<Spawned> {
         // Written whole even without pairs: the children must not read a grandparent's.
         let mut env = vec![
             [format!("{PARENT}=").as_bytes(), self.me.nspace()].concat(),
@@ -992,8 +992,10 @@ impl Backend for Pmix {
                     apps.len(),
                     nspace.escape_ascii()
                 ));
-                errors.fill(0);
-                Ok(Some(nspace))
+                Ok(Spawned {
+                    codes: Vec::new(),
+                    jobid: Some(nspace),
+                })
             }
             Err(rc) => Err(self.failed("PMIx_Spawn", rc)),
         }

@@ -2,8 +2,8 @@
 //! keeps the same rules as the wire's.
 #![forbid(unsafe_code)]
 
-use crate::backend::SpawnCommand;
 use crate::backend::{Backend, Identity, Maxes, DEFAULT_MAXES};
+use crate::backend::{SpawnCommand, Spawned};
 use crate::error::{PmiError, PmiResult};
 use crate::rules::{Api, Op};
 use crate::store::Store;
@@ -142,8 +142,8 @@ impl Backend for Singleton {
         &mut self,
         _commands: &[SpawnCommand<'_>],
         _preput: &[(&[u8], &[u8])],
-        _errors: &mut [i32],
-    ) -> PmiResult<Option<Vec<u8>>> {
+        _slots: usize,
+    ) -> PmiResult<Spawned> {
         Err(self.no_manager(Op::Spawn))
     }
 

@@ -98,10 +98,12 @@ pub unsafe extern "C" fn PMI_Spawn_multiple(
             }
             // SAFETY: the caller promises `preput_keyval_size` pairs.
             let preput = unsafe { pairs(preput_keyval_vector, preput_keyval_size) }?;
-            let slots = usize::try_from(total).map_err(|_| PmiError::InvalidSize)?;
             // SAFETY: non-NULL, and the caller promises a slot per process requested.
-            let errors = unsafe { std::slice::from_raw_parts_mut(errors, slots) };
-            state::with_client(|c| c.spawn(&commands, &preput, errors)).map(drop)
+            // Written only once the codes are known: not while the strings are borrowed
+            // (C may pass overlapping arrays), and not on failure.
+            let errors = unsafe { ffi::out_ints(errors, total) }?;
+            let spawned = state::with_client(|c| c.spawn(&commands, &preput))?;
+            errors.write_padded(&spawned.codes)
         },
     )
 }

@@ -61,8 +61,30 @@ fn serve(stream: UnixStream, delay: Duration) -> Vec<String> {
     lines
 }
 
+/// Where `answer` keeps the command of a spawn request while its lines arrive.
+const SPAWNING: &str = "\0spawning";
+
 /// Hydra's answer to one request line (None: no reply, as for `abort`).
 fn answer(line: &str, kvs: &mut HashMap<String, String>) -> Option<String> {
+    // A spawn request (one command here): its lines from `mcmd=spawn` to `endcmd`,
+    // answered after the last with a code per process for two of them; a command
+    // named `fail` is refused.
+    if line == "mcmd=spawn" {
+        kvs.insert(SPAWNING.into(), String::new());
+        return None;
+    }
+    if let Some(command) = kvs.get_mut(SPAWNING) {
+        if let Some(name) = line.strip_prefix("execname=") {
+            *command = name.into();
+        }
+        if line != "endcmd" {
+            return None;
+        }
+        return Some(match kvs.remove(SPAWNING).as_deref() {
+            Some("fail") => "cmd=spawn_result rc=-1\n".into(),
+            _ => "cmd=spawn_result rc=0 errcodes=0,7\n".into(),
+        });
+    }
     let field = |key: &str| -> String {
         let prefix = format!("{key}=");
         if key == "value" {

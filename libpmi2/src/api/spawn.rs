@@ -95,8 +95,12 @@ pub unsafe extern "C" fn PMI2_Job_Spawn(
             let preput =
                 unsafe { preput_of(preput_keyval_vector.cast_const(), preput_keyval_size) }?;
             // SAFETY: non-NULL, and the caller promises a slot per process requested.
-            let errors = unsafe { std::slice::from_raw_parts_mut(errors, total) };
-            let id = with_client(|c| c.spawn(&commands, &preput, errors))?.unwrap_or_default();
+            // Written only once the codes are known: not while the strings are borrowed
+            // (C may pass overlapping arrays), and not on failure.
+            let errors = unsafe { ffi::out_ints(errors, total as c_int) }?;
+            let spawned = with_client(|c| c.spawn(&commands, &preput))?;
+            errors.write_padded(&spawned.codes)?;
+            let id = spawned.jobid.unwrap_or_default();
             if !jobId.is_null() && jobIdSize > 0 {
                 // The processes are started: an id too long for the buffer is not an
                 // error of the spawn; "" then, and a trace line says so.
