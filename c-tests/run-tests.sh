@@ -108,6 +108,14 @@ for nodes in "${layouts[@]}"; do
 done
 HARNESS_LAYOUT=
 
+# An srun step started from a Hydra rank's shell inherits Hydra's MPI_LOCALNRANKS: Slurm's
+# server still gets the PMI_JOBID it requires in `fullinit` (it refuses one without).
+if [ "$K" = srun ]; then
+    launcher "$K" 2
+    run_expected pmi2-exchange-inherited-localnranks-n2 pmi2-exchange 0 -- \
+        env MPI_LOCALNRANKS=2 "${L[@]}" "$b/pmi2_exchange" "$(expect_universe 2)"
+fi
+
 # PMIx backend: preput pairs inherited from some other job's parent are not taken.
 if check_backend_is pmix; then
     launcher "$K" 2

@@ -18,6 +18,8 @@ pub struct JobEnv {
     pub request_max: usize,
     /// `PMI_JOBID` (Slurm): PMI-2's `fullinit` passes it on.
     pub jobid: Option<Vec<u8>>,
+    /// Whether the server is Slurm's: `PMI_JOBID` without Hydra's `MPI_LOCALNRANKS`.
+    pub slurm: bool,
 }
 
 /// Slurm's PMI-1 server (`srun --mpi=pmi2`, which alone sets `PMI_JOBID`) reads each
@@ -450,13 +452,14 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
     }
     // Slurm's pmi2 plugin sets PMI_JOBID and never MPI_LOCALNRANKS; every Hydra (MPICH
     // 4.0.2 and 5.0.2, Intel's) sets MPI_LOCALNRANKS, and an mpiexec run inside a Slurm
-    // step passes the step's PMI_JOBID on to its processes (all measured): then it is
-    // not the server's, and taking it would send Slurm's `ring` to Hydra (which kills
-    // the job) and keep PMI-1 lines within Slurm's 1024 bytes.
-    let jobid = lookup("PMI_JOBID")
-        .filter(|_| lookup("MPI_LOCALNRANKS").is_none())
-        .map(|v| v.into_encoded_bytes());
-    let request_max = if jobid.is_some() {
+    // step passes the step's PMI_JOBID on to its processes (all measured): then the
+    // server is not Slurm's, and Slurm's `ring` would kill a Hydra job. The other way
+    // round, a step that srun starts from a Hydra rank's shell inherits MPI_LOCALNRANKS;
+    // Slurm refuses a `fullinit` without `pmijobid`, which every Hydra ignores
+    // (measured), so PMI_JOBID is passed on whenever it is set.
+    let jobid = lookup("PMI_JOBID").map(|v| v.into_encoded_bytes());
+    let slurm = jobid.is_some() && lookup("MPI_LOCALNRANKS").is_none();
+    let request_max = if slurm {
         SLURM_REQUEST_MAX
     } else {
         pmi1_codec::MAX_LINE
@@ -468,6 +471,7 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
         spawned: spawned(lookup)?,
         request_max,
         jobid,
+        slurm,
     })
 }
 
@@ -547,6 +551,7 @@ mod tests {
                 spawned: false,
                 request_max: pmi1_codec::MAX_LINE,
                 jobid: None,
+                slurm: false,
             })
         );
         let env = lookup_from(&[
@@ -562,8 +567,14 @@ mod tests {
             ("PMI_SIZE", "2"),
             ("PMI_JOBID", "2.0"),
         ]);
-        assert_eq!(job_env(&slurm).unwrap().request_max, SLURM_REQUEST_MAX);
-        // mpiexec.hydra run inside a Slurm step: the step's PMI_JOBID is inherited.
+        let slurm = job_env(&slurm).unwrap();
+        assert_eq!(
+            (slurm.jobid.as_deref(), slurm.slurm, slurm.request_max),
+            (Some(&b"2.0"[..]), true, SLURM_REQUEST_MAX)
+        );
+        // mpiexec.hydra run inside a Slurm step (the step's PMI_JOBID is inherited), or
+        // an srun step started from a Hydra rank (MPI_LOCALNRANKS is inherited): the
+        // job id is passed on, the server not taken for Slurm's.
         let stale = lookup_from(&[
             ("PMI_FD", "6"),
             ("PMI_RANK", "1"),
@@ -573,8 +584,8 @@ mod tests {
         ]);
         let stale = job_env(&stale).unwrap();
         assert_eq!(
-            (stale.jobid, stale.request_max),
-            (None, pmi1_codec::MAX_LINE)
+            (stale.jobid.as_deref(), stale.slurm, stale.request_max),
+            (Some(&b"1644.0"[..]), false, pmi1_codec::MAX_LINE)
         );
     }
 

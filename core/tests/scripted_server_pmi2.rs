@@ -39,7 +39,7 @@ fn jobid() -> Script {
 /// A PMI-2 client (rank 1 of 2) over a server running `script` after the handshake.
 fn init2(rest: Script) -> (PmiResult<Client>, JoinHandle<Vec<u8>>) {
     let (stream, server) = serve(handshake2().then(rest));
-    let client = Pmi2Wire::init(conn(stream), Some(1), None)
+    let client = Pmi2Wire::init(conn(stream), Some(1), None, false)
         .map(|wire| Client::new(Box::new(wire), Api::Pmi2));
     (client, server)
 }
@@ -82,7 +82,7 @@ fn a_pmi1_only_server_is_refused() {
         INIT2_REQUEST,
         "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n",
     ));
-    let result = Pmi2Wire::init(conn(stream), Some(1), None);
+    let result = Pmi2Wire::init(conn(stream), Some(1), None, false);
     assert_eq!(result.err(), Some(PmiError::Fail));
     assert_eq!(finish(server), INIT2_REQUEST);
 }
@@ -325,8 +325,20 @@ fn the_ring_is_asked_only_of_slurm() {
     assert_eq!(client.ring(b"v").err(), Some(PmiError::Fail));
     drop(client);
     assert_eq!(finish(server), after_handshake2(&[]));
-    // With Slurm's PMI_JOBID.
+    // A PMI_JOBID beside Hydra's MPI_LOCALNRANKS: passed on in `fullinit` (Slurm needs
+    // it, Hydra ignores it), but the server is not taken for Slurm's.
     let fullinit = b"cmd=fullinit;pmijobid=7.0;pmirank=1;threaded=FALSE;";
+    let (stream, server) = serve(
+        Script::new()
+            .exchange(INIT2_REQUEST, INIT2_REPLY)
+            .exchange_frames(fullinit, FULLINIT_REPLY),
+    );
+    let wire = Pmi2Wire::init(conn(stream), Some(1), Some(b"7.0"), false).expect("init");
+    let mut client = Client::new(Box::new(wire), Api::Pmi2);
+    assert_eq!(client.ring(b"v").err(), Some(PmiError::Fail));
+    drop(client);
+    finish(server);
+    // With Slurm's PMI_JOBID.
     let (stream, server) = serve(
         Script::new()
             .exchange(INIT2_REQUEST, INIT2_REPLY)
@@ -336,7 +348,7 @@ fn the_ring_is_asked_only_of_slurm() {
                 "cmd=ring-response;rc=0;ring-count=1;ring-left=l;ring-right=r;",
             ),
     );
-    let wire = Pmi2Wire::init(conn(stream), Some(1), Some(b"7.0")).expect("init");
+    let wire = Pmi2Wire::init(conn(stream), Some(1), Some(b"7.0"), true).expect("init");
     let mut client = Client::new(Box::new(wire), Api::Pmi2);
     assert_eq!(client.ring(b"v"), Ok((1, 2, b"l".to_vec(), b"r".to_vec())));
     drop(client);

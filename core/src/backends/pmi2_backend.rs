@@ -19,9 +19,10 @@ pub struct Pmi2Wire {
     request: Vec<u8>,
     id: Identity,
     appnum: i32,
-    /// Whether the server has Slurm's `ring` command: only Slurm's plugin does, and it
-    /// alone sets `PMI_JOBID`; MPICH's Hydra kills the whole job on a command it does not
-    /// know (measured with 4.0.2), so `ring` is never sent to another server.
+    /// Whether the server has Slurm's `ring` command: only Slurm's plugin does (the
+    /// environment says whether it is Slurm's: `JobEnv::slurm`); MPICH's Hydra kills the
+    /// whole job on a command it does not know (measured with 4.0.2), so `ring` is never
+    /// sent to another server.
     has_ring: bool,
     /// The last value read, handed out by reference.
     value: Vec<u8>,
@@ -51,19 +52,25 @@ impl Pmi2Wire {
         let refuse = |why: String| trace::fatal(format_args!("PMI2_Init: {why}"));
         let mut conn = Conn::from_fd(job.fd).map_err(refuse)?;
         conn.set_timeout(timeout);
-        Pmi2Wire::init(conn, Some(job.rank), job.jobid.as_deref())
+        Pmi2Wire::init(conn, Some(job.rank), job.jobid.as_deref(), job.slurm)
     }
 
     /// `PMI_PORT` mode: the server learns who this is from `PMI_ID`.
     pub fn from_port(port: &PortEnv, timeout: Option<u32>) -> PmiResult<Pmi2Wire> {
         let refuse = |why: String| trace::fatal(format_args!("PMI2_Init: {why}"));
         let conn = Conn::connect(&port.host, port.port, timeout).map_err(refuse)?;
-        Pmi2Wire::init(conn, Some(port.id), None)
+        Pmi2Wire::init(conn, Some(port.id), None, false)
     }
 
     /// The PMI-1 style version line, then `fullinit`: two round trips. `jobid`: Slurm's
-    /// `PMI_JOBID`, which only Slurm's plugin sets (and with it, the ring).
-    pub fn init(mut conn: Conn, rank: Option<i32>, jobid: Option<&[u8]>) -> PmiResult<Pmi2Wire> {
+    /// `PMI_JOBID`, passed on (Slurm requires it, the Hydras ignore it); `slurm`: the
+    /// server is Slurm's, which has the ring.
+    pub fn init(
+        mut conn: Conn,
+        rank: Option<i32>,
+        jobid: Option<&[u8]>,
+        slurm: bool,
+    ) -> PmiResult<Pmi2Wire> {
         let reply = call_line(
             &mut conn,
             b"cmd=init pmi_version=2 pmi_subversion=0\n",
@@ -109,7 +116,7 @@ impl Pmi2Wire {
                 spawned,
             },
             appnum,
-            has_ring: jobid.is_some(),
+            has_ring: slurm,
             value: Vec::new(),
             reply: Command::default(),
         };
