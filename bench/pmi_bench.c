@@ -206,6 +206,16 @@ static void *ref_sym(void *h, const char *name)
     return f;
 }
 
+/* The k-th of n clients to run in round r: each starts in turn, the rotation forward in
+ * one cycle of n rounds and backward in the next, so that over 2n rounds each client runs
+ * before each other as often as after it (a plain rotation of three puts one of each
+ * pair first in two rounds of three). */
+static int turn(int r, int k, int n)
+{
+    int start = r % n;
+    return (r / n) % 2 ? (start + n - 1 - k) % n : (start + k) % n;
+}
+
 /* Load the reference library, when BENCH_REF_LIB names one; its connection is
  * BENCH_REF_FD. Returns whether it did. */
 static int ref_load(void)
@@ -378,7 +388,7 @@ static int overhead(int rounds, int n)
             prepare(&b, op, tag, n);
             /* Each client goes first, second and last in turn. */
             for (int k = 0; k < nclients; k++) {
-                int c = (r + op + k) % nclients;
+                int c = turn(r + op, k, nclients);
                 t[c][op][r] = run_client(c, op, &b);
             }
             /* getcached: how many times faster than a round trip; else library/raw. */
@@ -575,7 +585,7 @@ static int load_bench(int batch, int batches, int nprog, char **progs)
         die("load: a batch size, a batch count and programs are needed");
     for (int k = 0; k < batches; k++)
         for (int j = 0; j < nprog; j++) {
-            int p = (j + k) % nprog;
+            int p = turn(k, j, nprog);
             char prog[4096], env[4200];
             if ((size_t)snprintf(prog, sizeof prog, "%s", progs[p]) >= sizeof prog)
                 die("load: program name too long");

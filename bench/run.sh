@@ -33,6 +33,8 @@ N1=200
 N2=1200
 
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+# What is measured: the tree as it is now, not when the table is written.
+COMMIT=$(bench/commit.sh)
 rm -rf "$BIN/logs"
 # The harness: a clean environment and the library under test first on LD_LIBRARY_PATH.
 source scripts/harness.sh "$BIN/logs" "$LIBDIR"
@@ -62,11 +64,28 @@ have_tool() {
 
 # Small numeric helpers (awk does the arithmetic).
 med() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-calc() { awk "BEGIN {print $1}"; }
+# (An expression with a nan in it is nan: awk would read the word as an unset variable, 0.)
+calc() { case $1 in *nan*) echo nan ;; *) awk "BEGIN {print $1}" ;; esac; }
 fmt() { awk -v x="$1" -v f="$2" 'BEGIN {if (x=="" || x=="nan") print "n/a"; else printf f, x}'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a!="" && a!="nan" && a+0 <= b+0)}'; }
 ok() { if "$@"; then echo "**met**"; else echo "**missed**"; fi; }
 field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" | head -n 1; }
+# paired A B: the median of the line-by-line ratios of files A and B (one repetition a
+# line), and its quartiles: "median q1 q3".
+paired() {
+    paste "$1" "$2" | awk '{print $1 / $2}' | sort -g |
+        awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[int(NR/4)+1], v[int(3*NR/4)+1]}'
+}
+# order REP N: the order of N clients in repetition REP (from 1), as indices: each
+# starts in turn, the rotation forward in one cycle of N repetitions and backward in
+# the next, so that over 2N repetitions each client runs before each other as often as
+# after it.
+order() {
+    local s=$(($1 % $2)) back=$((($1 / $2) % 2)) k
+    for ((k = 0; k < $2; k++)); do
+        if [ "$back" = 1 ]; then echo $(((s + $2 - 1 - k) % $2)); else echo $(((s + k) % $2)); fi
+    done
+}
 
 ROWS=()
 row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
@@ -168,7 +187,7 @@ if have_tool valgrind; then
         le "$x" 0 && le 0 "$x" || all_zero=0
     done
     g=$(per_alloc get) p=$(per_alloc put)
-    row "Heap allocations per call, steady state" "0" "$steady" "" "0" \
+    row "Heap allocations per call, steady state" "" "$steady" "" "0" \
         "$( [ $all_zero = 1 ] && echo '**met**' || echo '**missed**')"
     row "Heap allocations per call, cache growth (reported separately)" "" \
         "get of a new key $(fmt "$g" %.2f), put of a new key $(fmt "$p" %.2f)" "" \
@@ -206,18 +225,28 @@ fi
 # 4. PMI_Init round trips and time; the clique of a rank in a million-rank mapping.
 say "5/7 PMI_Init and clique ($RUNS runs each)"
 # Odd runs: the raw client's round trips first (so both meet the server cold in turn).
-# With the reference, each run is followed by the same run of its PMI_Init.
+# With the reference, each run has the same run of its PMI_Init beside it, before it in
+# every other pair of runs.
 : >"$LOG/init.ref.txt"
 for i in $(seq "$RUNS"); do
     order=$([ $((i % 2)) = 1 ] && echo raw-first)
+    ref_first=$([ $((i / 2 % 2)) = 1 ] && echo yes)
+    if [ -n "$REF_LIB" ] && [ -n "$ref_first" ]; then
+        BENCH_REF_LIB=$REF_LIB canned "$BIN/pmi_bench" init $order ref >>"$LOG/init.ref.txt"
+    fi
     canned "$BIN/pmi_bench" init $order
-    [ -z "$REF_LIB" ] || BENCH_REF_LIB=$REF_LIB canned "$BIN/pmi_bench" init $order ref >>"$LOG/init.ref.txt"
+    if [ -n "$REF_LIB" ] && [ -z "$ref_first" ]; then
+        BENCH_REF_LIB=$REF_LIB canned "$BIN/pmi_bench" init $order ref >>"$LOG/init.ref.txt"
+    fi
 done >"$LOG/init.txt" 2>"$LOG/init.err"
 lines_max=$(sed -n 's/.*init_lines=\([0-9]*\).*/\1/p' "$LOG/init.txt" | sort -n | tail -n 1)
-init_ns=$(sed -n 's/.*init_ns=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
-raw2_ns=$(sed -n 's/.*raw2_ns=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
-faults=$(sed -n 's/.*init_faults=\([0-9]*\).*/\1/p' "$LOG/init.txt" | med)
-row '`PMI_Init`: round trips (lines sent) and time' "2 round trips: $(fmt "$(calc "$raw2_ns/1000")" %.1f) µs" \
+# first FILE FIELD WHO: the median of FIELD over the runs of FILE where WHO (raw or lib)
+# met the server first.
+first() { sed -n "s/.*$2=\([0-9]*\).*raw_first=$([ "$3" = raw ] && echo 1 || echo 0).*/\1/p" "$1" | med; }
+# Warm against warm: each after the other had met the server.
+init_ns=$(first "$LOG/init.txt" init_ns raw) raw2_ns=$(first "$LOG/init.txt" raw2_ns lib)
+faults=$(first "$LOG/init.txt" init_faults lib)
+row '`PMI_Init`: round trips (lines sent) and time, each after the other met the server' "2 round trips: $(fmt "$(calc "$raw2_ns/1000")" %.1f) µs" \
     "${lines_max:-?} round trips: $(fmt "$(calc "$init_ns/1000")" %.1f) µs" "" "≤ 2 round trips" \
     "$(ok le "${lines_max:-99}" 2)"
 # What the rest of a cold PMI_Init is: its instructions (callgrind, inclusive) and the
@@ -234,9 +263,6 @@ init_ir=$(init_instr)
 # Cold against cold: a PMI_Init that met the server first (the runs where it went first)
 # against the raw client's round trips that met it first (the other runs); medians of
 # each, since one run cannot have both first.
-# first FILE FIELD WHO: the median of FIELD over the runs of FILE where WHO (raw or lib)
-# met the server first.
-first() { sed -n "s/.*$2=\([0-9]*\).*raw_first=$([ "$3" = raw ] && echo 1 || echo 0).*/\1/p" "$1" | med; }
 init_cold=$(first "$LOG/init.txt" init_ns lib) raw_cold=$(first "$LOG/init.txt" raw2_ns raw)
 raw_warm=$(first "$LOG/init.txt" raw2_ns lib)
 x=$(calc "$init_cold / $raw_cold")
@@ -246,7 +272,7 @@ row 'Cold `PMI_Init` against its two round trips, raw, each the first to meet th
     "$(fmt "$x" %.2f)×" "≤ 1.3×" "$(ok le "$x" 1.3)"
 if [ -n "$REF_LIB" ] && [ -s "$LOG/init.ref.txt" ]; then
     ref_cold=$(first "$LOG/init.ref.txt" init_ns lib) ref_raw=$(first "$LOG/init.ref.txt" raw2_ns raw)
-    ref_faults=$(sed -n 's/.*init_faults=\([0-9]*\).*/\1/p' "$LOG/init.ref.txt" | med)
+    ref_faults=$(first "$LOG/init.ref.txt" init_faults lib)
     row "Cold \`PMI_Init\` of $REF, the same way (its runs alternate as the library's)" \
         "$(fmt "$(calc "$ref_cold/1000")" %.1f) µs ($(fmt "$(calc "$ref_cold / $ref_raw")" %.2f)× its raw round trips): $(fmt "$(init_instr ref)" %.0f) instructions, $(fmt "$ref_faults" %.0f) minor page faults" \
         "$(fmt "$(calc "$init_cold/1000")" %.1f) µs" "$(fmt "$(calc "$init_cold / $ref_cold")" %.2f)×" "side by side" "measured"
@@ -322,9 +348,8 @@ if command -v "$MPIEXEC" >/dev/null; then
             clients="lib raw"; [ -n "$REF_LIB" ] && clients="lib raw ref"
             read -r -a cl <<<"$clients"
             for rep in $(seq "$REPS"); do
-                # Each client goes first in turn.
-                for k in $(seq 0 $((${#cl[@]} - 1))); do
-                    c=${cl[$(((rep + k) % ${#cl[@]}))]}
+                for k in $(order "$rep" ${#cl[@]}); do
+                    c=${cl[$k]}
                     job "$c" "$n" "$layout" >>"$LOG/t.$c"
                 done
             done
@@ -333,16 +358,16 @@ if command -v "$MPIEXEC" >/dev/null; then
                 continue
             fi
             l=$(med <"$LOG/t.lib") r=$(med <"$LOG/t.raw")
-            x=$(calc "$l / $r")
+            # Paired: the median of each repetition's library/raw ratio.
+            read -r x q1 q3 < <(paired "$LOG/t.lib" "$LOG/t.raw")
             if [ "$layout" = 1 ]; then where="one node"; else where="two simulated nodes"; fi
-            row "Wire-up under Hydra, n = $n, $where (max over ranks, median of $REPS)" \
+            row "Wire-up under Hydra, n = $n, $where (max over ranks; paired, median of $REPS)" \
                 "$(fmt "$(calc "$r/1e6")" %.2f) ms ($(cost raw))" "$(fmt "$(calc "$l/1e6")" %.2f) ms ($(cost lib))" \
-                "$(fmt "$x" %.3f)×" "≤ 1.05× the C client" "$(ok le "$x" 1.05)"
+                "$(fmt "$x" %.3f)× (IQR $(fmt "$q1" %.3f)–$(fmt "$q3" %.3f))" "≤ 1.05× the C client" "$(ok le "$x" 1.05)"
             if [ -n "$REF_LIB" ] && ! grep -q error "$LOG/t.ref"; then
                 # Paired: the median of each repetition's library/reference ratio.
                 m=$(med <"$LOG/t.ref")
-                read -r pr pq1 pq3 < <(paste "$LOG/t.lib" "$LOG/t.ref" | awk '{print $1 / $2}' | sort -g |
-                    awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2), v[int(NR/4)+1], v[int(3*NR/4)+1]}')
+                read -r pr pq1 pq3 < <(paired "$LOG/t.lib" "$LOG/t.ref")
                 row "Wire-up under Hydra, n = $n, $where, against $REF (paired, median of $REPS)" \
                     "$(fmt "$(calc "$m/1e6")" %.2f) ms ($(cost ref))" "$(fmt "$(calc "$l/1e6")" %.2f) ms" \
                     "$(fmt "$pr" %.3f)× (IQR $(fmt "$pq1" %.3f)–$(fmt "$pq3" %.3f))" "≤ 1.00× $REF" "$(ok le "$pr" 1.00)"
@@ -386,12 +411,18 @@ if [ "$(id -u)" = 0 ] && slurm_setup=$(scripts/launchers.sh setup srun-pmix 2>>"
             row "Wire-up under srun, n = $n: --mpi=pmix against --mpi=pmi2" "error" "error" "" "measured" "**error** (see $LOG)"
             continue
         fi
-        wi=$(cut -d' ' -f1 "$LOG/s.pmi2" | med) wt=$(cut -d' ' -f2 "$LOG/s.pmi2" | med)
-        xi=$(cut -d' ' -f1 "$LOG/s.pmix" | med) xt=$(cut -d' ' -f2 "$LOG/s.pmix" | med)
-        row "Wire-up under srun, n = $n, one node: the PMIx backend (\`--mpi=pmix\`, library column) against the wire (\`--mpi=pmi2\`, reference column); max over ranks, median of $REPS; in brackets \`PMI_Init\` alone" \
+        for m in pmi2 pmix; do
+            cut -d' ' -f1 "$LOG/s.$m" >"$LOG/s.$m.init"
+            cut -d' ' -f2 "$LOG/s.$m" >"$LOG/s.$m.all"
+        done
+        wi=$(med <"$LOG/s.pmi2.init") wt=$(med <"$LOG/s.pmi2.all")
+        xi=$(med <"$LOG/s.pmix.init") xt=$(med <"$LOG/s.pmix.all")
+        read -r rt _ < <(paired "$LOG/s.pmix.all" "$LOG/s.pmi2.all")
+        read -r ri _ < <(paired "$LOG/s.pmix.init" "$LOG/s.pmi2.init")
+        row "Wire-up under srun, n = $n, one node: the PMIx backend (\`--mpi=pmix\`, library column) against the wire (\`--mpi=pmi2\`, reference column); max over ranks, median of $REPS (the ratio: paired); in brackets \`PMI_Init\` alone" \
             "$(fmt "$(calc "$wt/1e6")" %.1f) ms ($(fmt "$(calc "$wi/1e6")" %.1f) ms)" \
             "$(fmt "$(calc "$xt/1e6")" %.1f) ms ($(fmt "$(calc "$xi/1e6")" %.1f) ms)" \
-            "$(fmt "$(calc "$xt / $wt")" %.2f)× ($(fmt "$(calc "$xi / $wi")" %.2f)×)" "side by side" "measured"
+            "$(fmt "$rt" %.2f)× ($(fmt "$ri" %.2f)×)" "side by side" "measured"
     done
     [ "$slurm_was_up" = yes ] || scripts/launchers.sh stop >/dev/null 2>&1
 else
@@ -406,8 +437,8 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
     echo
     echo "Written by \`make bench\` ($(date -u '+%Y-%m-%d %H:%M UTC')). Regenerate with \`make bench\`."
     echo
-    echo "Machine: $(nproc) CPUs ($(nproc --all) online), ${CPU:-unknown CPU}; $(uname -sr);" \
-        "load average at the start: $LOADAVG. Library: $("$(dirname "$0")/commit.sh")."
+    echo "Machine: $(getconf _NPROCESSORS_ONLN) CPUs online, ${CPU:-unknown CPU}; $(uname -sr);" \
+        "load average at the start: $LOADAVG. Library: $COMMIT."
     echo
     echo "| measurement | reference (raw C client) | library | ratio | target | result |"
     echo "|---|---|---|---|---|---|"

@@ -19,6 +19,7 @@ FILENAME ~ /mixed\.tsv$/ {
 {
     k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4
     if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+    ran[$1, $2, $3] = 1
     if (!(($1 SUBSEP $2 SUBSEP $4) in sseen)) {
         sseen[$1 SUBSEP $2 SUBSEP $4] = 1; series[++ns] = $1 SUBSEP $2 SUBSEP $4
     }
@@ -82,7 +83,9 @@ END {
     print "RSS counts too) each rank reported after its last barrier (mean over the ranks, median"
     print "over the jobs; a failed job is left out and counted beside the figure); the"
     print "launcher's own CPU is the launcher command's and its waited-for descendants' less the"
-    print "ranks' (under srun, and prterun across hosts, the command's alone: slurmstepd and the"
+    print "ranks' as they reported it at their last barrier (so it keeps the ranks' finalize and"
+    print "exit, and for `none`, which reports nothing, the ranks' whole exec and exit; under srun,"
+    print "and prterun across hosts, the command's alone: slurmstepd and the"
     print "other hosts' daemons are not counted). Ratio: the median of the"
     print "per-repetition ratios to the reference named, [interquartile range]."
     print ""
@@ -112,18 +115,23 @@ END {
         }
     }
     print ""
-    print "Growth: the exponent b of a fit of a·n^b (least squares on logarithms, over n = " sizes[1] "…" sizes[nn] ")"
-    print "to the whole-job time and to each rank's CPU time (the cost per rank as n grows)."
+    print "Growth: the exponent b of a fit of a·n^b (least squares on logarithms, over the sizes"
+    print "the row names) to the whole-job time and to each rank's CPU time (the cost per rank as n grows)."
     print ""
-    print "| launcher | hosts | client | whole job b | per rank CPU b |"
-    print "|---|---|---|---|---|"
+    print "| launcher | hosts | client | n fitted | whole job b | per rank CPU b |"
+    print "|---|---|---|---|---|---|"
     for (s = 1; s <= ns; s++) {
-        split(series[s], p, SUBSEP); m = 0; delete xs; delete ys; delete cs
+        split(series[s], p, SUBSEP); m = 0; delete xs; delete ys; delete cs; fitted = ""
         for (z = 1; z <= nn; z++) {
             k = p[1] SUBSEP p[2] SUBSEP sizes[z] SUBSEP p[3]
-            if (k in mwall && mwall[k] > 0 && mcpu[k] > 0) { m++; xs[m] = sizes[z]; ys[m] = mwall[k]; cs[m] = mcpu[k] }
+            if (k in mwall && mwall[k] > 0 && mcpu[k] > 0) {
+                m++; xs[m] = sizes[z]; ys[m] = mwall[k]; cs[m] = mcpu[k]
+                fitted = fitted (fitted == "" ? "" : ", ") sizes[z]
+            }
         }
-        printf "| %s | %s | %s | %.2f | %.2f |\n", p[1], p[2], p[3], fit(xs, ys, m), fit(xs, cs, m)
+        # (Two sizes at least; `none` reports no CPU time.)
+        if (m < 2) continue
+        printf "| %s | %s | %s | %s | %.2f | %.2f |\n", p[1], p[2], p[3], fitted, fit(xs, ys, m), fit(xs, cs, m)
     }
     # The issue's targets, each from the pairs above.
     print ""
@@ -183,9 +191,9 @@ function mixed(    z, g, p, i, r, m, a, b, cl, cm, cr, met, txt, d, pl, pm, mmet
     print "what its own records keep, here one page (" MEM_ALLOWANCE_KB " KiB: the record of the rank's own two cards;"
     print "the get cache keeps nothing in this job, where each card is read once): " (mmet ? "**met**" : "**missed**") " (KiB: " mtxt ")."
 }
-function tg(what, L, c, limit,    l, z, all, txt, any) {
+function tg(what, L, c, limit,    l, z, all, txt, any, notrun) {
     for (l = 1; l <= nl; l++) {
-        all = 1; txt = ""; any = 0
+        all = 1; txt = ""; any = 0; notrun = ""
         for (z = 1; z <= nn; z++)
             if ((L, layouts[l], sizes[z], c) in target) {
                 any = 1; x = target[L, layouts[l], sizes[z], c]
@@ -198,8 +206,12 @@ function tg(what, L, c, limit,    l, z, all, txt, any) {
             } else if ((L SUBSEP layouts[l] SUBSEP sizes[z] SUBSEP c) in seen) {
                 all = 0; txt = txt sprintf("%s%d: no pair", txt == "" ? "" : ", ", sizes[z])
                 if ((L, layouts[l], sizes[z], c) in tfail) txt = txt " (" tfail[L, layouts[l], sizes[z], c] ")"
-            }
-        if (any) printf "| %s | %s, %s | %s | %s |\n", what, L, lname(layouts[l]), all ? "**met**" : "**missed**", txt
+            } else if ((L, layouts[l], sizes[z]) in ran)
+                notrun = notrun (notrun == "" ? "" : ", ") sizes[z]
+        # (A size this client was not run at, where others were, is no pair either way.)
+        if (notrun != "") txt = txt sprintf("%snot run at %s", txt == "" ? "" : "; ", notrun)
+        if (any) printf "| %s | %s, %s | %s | %s |\n", what, L, lname(layouts[l]),
+            !all ? "**missed**" : notrun == "" ? "**met**" : "**met where run**", txt
     }
 }
 # Where the launcher is the cost: the launcher alone (client none: a program that exits at
@@ -223,7 +235,8 @@ function share(    s, p, z, k, kn, kr, rc, beyond, rbeyond) {
             if (!(k in mwall) || !(kn in mwall)) continue
             beyond = mwall[k] - mwall[kn]
             rbeyond = (kr in mwall) ? mwall[kr] - mwall[kn] : ""
-            printf "| %s | %s | %d | %.3f | %s | %.3f | %s | %s |\n", p[1], p[2], sizes[z], mwall[kn], p[3],
+            printf "| %s | %s | %d | %s | %s | %.3f | %s | %s |\n", p[1], p[2], sizes[z],
+                sprintf("%.3f", mwall[kn]) (failed[kn] ? sprintf(" (%d of %d jobs failed)", failed[kn], jobs[kn]) : ""), p[3],
                 beyond, rbeyond == "" ? "" : sprintf("%.3f (%s)", rbeyond, rc),
                 (rbeyond != "" && rbeyond > 0 && beyond > 0) ? sprintf("%.2f×", beyond / rbeyond) : "(within the noise)"
         }
