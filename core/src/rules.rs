@@ -131,7 +131,7 @@ impl Api {
 
     /// True when `text` is a non-empty name this API's wire carries intact.
     pub fn is_name(self, text: &[u8]) -> bool {
-        !text.is_empty() && !text.iter().any(|&b| self.breaks_name(b))
+        !text.is_empty() && !any_byte(text, |b| self.breaks_name(b))
     }
 
     /// A key: a name shorter than `keylen_max` (NUL included).
@@ -151,7 +151,7 @@ impl Api {
 
     fn value_ok(self, value: &[u8]) -> bool {
         let cut_in_reply = self == Api::Pmi1 && FOUND_FIELDS.iter().any(|f| value.ends_with(f));
-        !value.is_empty() && !value.iter().any(|&b| self.breaks_value(b)) && !cut_in_reply
+        !value.is_empty() && !any_byte(value, |b| self.breaks_value(b)) && !cut_in_reply
     }
 
     /// Service names and ports: names (Hydra cuts them at a space, the PMI-2 servers at
@@ -230,12 +230,22 @@ pub const FOUND_FIELDS: [&[u8]; 2] = [b" found=TRUE", b" found=FALSE"];
 /// first `=` (`a =b`, `a b=`, `a b= c`). Hydra 4 keeps only the first word of any value
 /// with a space.
 fn kills_hydra5(value: &[u8]) -> bool {
-    value.first() == Some(&b' ')
-        || value
+    // (A value without a space, as most are, is found so by one `memchr`.)
+    let Some(space) = memchr::memchr(b' ', value) else {
+        return false;
+    };
+    space == 0
+        || value[space + 1..]
             .split(|&b| b == b' ')
-            .skip(1)
             .filter(|word| !word.is_empty())
             .any(|word| word[0] == b'=' || memchr::memchr(b'=', word) == Some(word.len() - 1))
+}
+
+/// Whether any byte of `text` is `bad`: every byte is looked at, without stopping at the
+/// first, which lets the compiler test many at once (the texts are short, and good).
+#[inline]
+fn any_byte(text: &[u8], bad: impl Fn(u8) -> bool) -> bool {
+    text.iter().fold(false, |found, &b| found | bad(b))
 }
 
 fn require(ok: bool, err: PmiError) -> PmiResult<()> {
