@@ -75,12 +75,13 @@ fn push_field(buf: &mut Vec<u8>, key: &[u8], value: &[u8]) {
 }
 
 fn push_escaped(buf: &mut Vec<u8>, text: &[u8]) {
-    for part in text.split_inclusive(|&b| b == b';') {
-        buf.extend_from_slice(part);
-        if part.last() == Some(&b';') {
-            buf.push(b';');
-        }
+    let mut rest = text;
+    while let Some(at) = memchr::memchr(b';', rest) {
+        buf.extend_from_slice(&rest[..=at]);
+        buf.push(b';');
+        rest = &rest[at + 1..];
     }
+    buf.extend_from_slice(rest);
 }
 
 /// The length a frame's six-character prefix gives: digits, blank-padded on either side.
@@ -117,24 +118,32 @@ impl Command {
         self.data.clear();
         self.fields.clear();
         let (mut start, mut eq) = (0, None);
-        let mut i = 0;
-        while i < text.len() {
-            match text[i] {
-                b';' if text.get(i + 1) == Some(&b';') => {
-                    self.data.push(b';');
-                    i += 1;
-                }
-                b';' => {
-                    let Some(key_end) = eq.take() else {
-                        return false;
-                    };
-                    self.fields.push((start, key_end, self.data.len()));
-                    start = self.data.len();
-                }
-                b'=' if eq.is_none() => eq = Some(self.data.len()),
-                b => self.data.push(b),
+        let mut rest = text;
+        // From one `;` (or, in a key, `=`) to the next: the bytes between are copied whole.
+        loop {
+            let next = match eq {
+                None => memchr::memchr2(b';', b'=', rest),
+                Some(_) => memchr::memchr(b';', rest),
+            };
+            let Some(at) = next else {
+                self.data.extend_from_slice(rest);
+                break;
+            };
+            self.data.extend_from_slice(&rest[..at]);
+            if rest[at] == b'=' {
+                eq = Some(self.data.len());
+            } else if rest.get(at + 1) == Some(&b';') {
+                self.data.push(b';');
+                rest = &rest[at + 2..];
+                continue;
+            } else {
+                let Some(key_end) = eq.take() else {
+                    return false;
+                };
+                self.fields.push((start, key_end, self.data.len()));
+                start = self.data.len();
             }
-            i += 1;
+            rest = &rest[at + 1..];
         }
         self.data.len() == start
             && eq.is_none()
@@ -326,5 +335,69 @@ mod tests {
             Err(PmiError::InvalidArgs)
         );
         assert!(buf.is_empty());
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// The parser as it was written first, a byte at a time: the one `parse_from`
+        /// must agree with.
+        fn bytewise(text: &[u8]) -> Option<Vec<(Vec<u8>, Vec<u8>)>> {
+            let (mut data, mut fields) = (Vec::new(), Vec::new());
+            let (mut start, mut eq) = (0, None);
+            let mut i = 0;
+            while i < text.len() {
+                match text[i] {
+                    b';' if text.get(i + 1) == Some(&b';') => {
+                        data.push(b';');
+                        i += 1;
+                    }
+                    b';' => {
+                        let key_end = eq.take()?;
+                        fields.push((start, key_end, data.len()));
+                        start = data.len();
+                    }
+                    b'=' if eq.is_none() => eq = Some(data.len()),
+                    b => data.push(b),
+                }
+                i += 1;
+            }
+            let pairs: Vec<(Vec<u8>, Vec<u8>)> = fields
+                .iter()
+                .map(|&(k, e, end)| (data[k..e].to_vec(), data[e..end].to_vec()))
+                .collect();
+            (data.len() == start && eq.is_none() && pairs.first().map(|p| &p.0[..]) == Some(b"cmd"))
+                .then_some(pairs)
+        }
+
+        proptest! {
+            /// Any text over the bytes that matter: the same fields as the bytewise
+            /// parser, or the same refusal.
+            #[test]
+            fn parsing_agrees_with_the_bytewise_parser(
+                text in proptest::collection::vec(prop_oneof![Just(b';'), Just(b'='), Just(b'a'), Just(b'c')], 0..40),
+                prefix in proptest::bool::ANY,
+            ) {
+                let text = if prefix { [&b"cmd=x;"[..], &text].concat() } else { text };
+                let ours = Command::parse(&text)
+                    .map(|c| c.pairs().map(|(k, v)| (k.to_vec(), v.to_vec())).collect::<Vec<_>>());
+                prop_assert_eq!(ours, bytewise(&text));
+            }
+
+            /// Any fields encoded come back as they were.
+            #[test]
+            fn fields_round_trip(
+                fields in proptest::collection::vec(("[a-z]{1,6}", proptest::collection::vec(any::<u8>(), 0..20)), 0..6),
+            ) {
+                let fields: Vec<(&str, &[u8])> = fields.iter().map(|(k, v)| (k.as_str(), &v[..])).collect();
+                let mut buf = Vec::new();
+                encode(&mut buf, "x", &fields).unwrap();
+                let parsed = Command::parse(&buf[LEN_DIGITS..]).expect("parsed");
+                let got: Vec<(&[u8], &[u8])> = parsed.pairs().skip(1).collect();
+                let want: Vec<(&[u8], &[u8])> = fields.iter().map(|&(k, v)| (k.as_bytes(), v)).collect();
+                prop_assert_eq!(got, want);
+            }
+        }
     }
 }
