@@ -158,9 +158,13 @@ pub fn pmi_fd(lookup: &dyn Fn(&str) -> Option<OsString>) -> Option<i32> {
 /// `srun --mpi=pmix` step), whose rank that program must not take. Unless PRRTE says it
 /// launched this process (`PRTE_LAUNCHED`): `prterun` run by a Hydra rank.
 pub fn names_another_launch(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
+    if lookup("PMI_PORT").is_some_and(|v| !v.is_empty()) {
+        return true;
+    }
+    // (In this order, every Hydra rank's PMI_Init asks for three variables, not ten:
+    // each is a scan of the whole environment.)
     let hydra_own = lookup("MPI_LOCALNRANKS").is_some() && lookup("PRTE_LAUNCHED").is_none();
-    lookup("PMI_PORT").is_some_and(|v| !v.is_empty())
-        || (pmix_marker(lookup).is_some() && !hydra_own)
+    !hydra_own && pmix_marker(lookup).is_some()
 }
 
 // Out of line, as `singleton_allowed`: `launch` runs in every process's PMI_Init and
