@@ -187,7 +187,11 @@ int PMI2_Job_Disconnect(const char *jobid);
 /**
  * A node attribute: `*found` is 1 and the value (with its NUL, at most `valuelen`
  * bytes) in `value`, or `*found` is 0. With `waitfor` nonzero, wait until some process
- * on the node puts it. `localRanksCount` and `localRanks` (the ranks on this node,
+ * on the node puts it; the wait holds the lock every call to the server takes, so
+ * the calls of this process's other threads that need the server wait with it (one
+ * cannot put the attribute meanwhile), and `PMI_TIMEOUT` bounds it as any reply (a
+ * longer wait breaks the connection).
+ * `localRanksCount` and `localRanks` (the ranks on this node,
  * comma-separated) are answered from the job's layout, as by
  * `PMI2_Info_GetNodeAttrIntArray`.
  *
@@ -241,6 +245,7 @@ int PMI2_Info_GetJobAttrIntArray(const char *name, int *array, int arraylen, int
  * `maxvalue` bytes with the NUL). A job of one process gets its own value back.
  *
  * Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for a NULL pointer;
+ * `PMI2_ERR_INVALID_LENGTH` for a `maxvalue` below 1;
  * `PMI2_ERR_INVALID_VAL_LENGTH` for a value of `maxvalue` bytes or more;
  * `PMI2_ERR_INVALID_LENGTH` if a neighbour's value does not fit (nothing written);
  * `PMI2_FAIL` where the server has no ring (Hydra; PMIx).
@@ -358,9 +363,10 @@ int PMI2_Nameserv_unpublish(const char *service_name, const struct MPID_Info *in
  * command, argument, key or value, and for `argvs` without `argcs` or `argcs` naming
  * arguments without `argvs` (`jobId` may be NULL); `PMI2_ERR_INVALID_SIZE` for a
  * `maxprocs` below 1 or adding up past `INT_MAX`; `PMI2_ERR_INVALID_ARGS` also for an
- * empty argument, one holding a `;`, or a request of more than 998 fields in all
- * (arguments, two per info and preput entry, four per command; the Hydras die on
- * 1000), `PMI2_ERR_INVALID_VAL` for an empty value or one holding a `;`;
+ * empty argument, one holding a `;`, or more than 996 arguments, info and preput
+ * fields in all (an argument one, an info or preput entry two, a command four: with
+ * `cmd`, `ncmds` and `preputcount`, 999 fields; the Hydras die on 1000),
+ * `PMI2_ERR_INVALID_VAL` for an empty value or one holding a `;`;
  * `PMI2_ERR_INVALID_LENGTH` when the request would pass 64 KiB; `PMI2_FAIL` if the
  * server refuses. The rules PMI-1's spawn follows hold here too, under every server,
  * so that a program behaves the same under each: a command, argument or value may not

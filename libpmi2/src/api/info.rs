@@ -112,7 +112,11 @@ pub unsafe extern "C" fn PMI2_Job_Disconnect(jobid: *const c_char) -> c_int {
 
 /// A node attribute: `*found` is 1 and the value (with its NUL, at most `valuelen`
 /// bytes) in `value`, or `*found` is 0. With `waitfor` nonzero, wait until some process
-/// on the node puts it. `localRanksCount` and `localRanks` (the ranks on this node,
+/// on the node puts it; the wait holds the lock every call to the server takes, so
+/// the calls of this process's other threads that need the server wait with it (one
+/// cannot put the attribute meanwhile), and `PMI_TIMEOUT` bounds it as any reply (a
+/// longer wait breaks the connection).
+/// `localRanksCount` and `localRanks` (the ranks on this node,
 /// comma-separated) are answered from the job's layout, as by
 /// `PMI2_Info_GetNodeAttrIntArray`.
 ///

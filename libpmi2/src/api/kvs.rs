@@ -13,6 +13,7 @@ use crate::codes::guard;
 /// `maxvalue` bytes with the NUL). A job of one process gets its own value back.
 ///
 /// Returns `PMI2_SUCCESS`; `PMI2_ERR_INVALID_ARG` for a NULL pointer;
+/// `PMI2_ERR_INVALID_LENGTH` for a `maxvalue` below 1;
 /// `PMI2_ERR_INVALID_VAL_LENGTH` for a value of `maxvalue` bytes or more;
 /// `PMI2_ERR_INVALID_LENGTH` if a neighbour's value does not fit (nothing written);
 /// `PMI2_FAIL` where the server has no ring (Hydra; PMIx).

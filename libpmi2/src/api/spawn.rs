@@ -22,9 +22,10 @@ use crate::codes::guard;
 /// command, argument, key or value, and for `argvs` without `argcs` or `argcs` naming
 /// arguments without `argvs` (`jobId` may be NULL); `PMI2_ERR_INVALID_SIZE` for a
 /// `maxprocs` below 1 or adding up past `INT_MAX`; `PMI2_ERR_INVALID_ARGS` also for an
-/// empty argument, one holding a `;`, or a request of more than 998 fields in all
-/// (arguments, two per info and preput entry, four per command; the Hydras die on
-/// 1000), `PMI2_ERR_INVALID_VAL` for an empty value or one holding a `;`;
+/// empty argument, one holding a `;`, or more than 996 arguments, info and preput
+/// fields in all (an argument one, an info or preput entry two, a command four: with
+/// `cmd`, `ncmds` and `preputcount`, 999 fields; the Hydras die on 1000),
+/// `PMI2_ERR_INVALID_VAL` for an empty value or one holding a `;`;
 /// `PMI2_ERR_INVALID_LENGTH` when the request would pass 64 KiB; `PMI2_FAIL` if the
 /// server refuses. The rules PMI-1's spawn follows hold here too, under every server,
 /// so that a program behaves the same under each: a command, argument or value may not
