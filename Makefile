@@ -36,7 +36,7 @@ BIN      := $(BUILD)/bin
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
             fork stalefd sigsafe memory stopped_server dead_processes
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
-TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads
+TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads pmi2_abort
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)
 RUST_SRC := $(shell find core/src libpmi/src libpmi2/src probe/src -name '*.rs') Cargo.toml Cargo.lock \
             core/Cargo.toml core/build.rs core/src/sibling.c libpmi/Cargo.toml libpmi2/Cargo.toml probe/Cargo.toml \

@@ -108,6 +108,18 @@ for nodes in "${layouts[@]}"; do
 done
 HARNESS_LAYOUT=
 
+# PMI2_Abort: the job ends, with the launcher's status (MPICH 5.0.2's Hydra passes the
+# code on, Slurm kills the step), and the message reached the aborting process's stderr;
+# also with a ';' in it (the wire text's separator) and with none (MPICH 5.0.2's mpiexec
+# cannot parse an empty field). The other processes wait in a fence meanwhile.
+launcher "$K" 2
+pmi2_msg="pmi2 abort test; giving up"
+run_expected pmi2-abort-n2 pmi2-abort nonzero --absent log "survived the abort" \
+    --expect "$logdir/pmi2-abort-n2.stderr" "$pmi2_msg" -- \
+    "${L[@]}" "$b/pmi2_abort" "$pmi2_msg" "$logdir/pmi2-abort-n2.stderr"
+run_expected pmi2-abort-empty-n2 pmi2-abort nonzero --absent log "survived the abort" -- \
+    "${L[@]}" "$b/pmi2_abort" - "$logdir/pmi2-abort-empty-n2.stderr"
+
 # An srun step started from a Hydra rank's shell inherits Hydra's MPI_LOCALNRANKS: Slurm's
 # server still gets the PMI_JOBID it requires in `fullinit` (it refuses one without).
 if [ "$K" = srun ]; then

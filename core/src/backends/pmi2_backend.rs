@@ -427,33 +427,32 @@ impl Backend for Pmi2Wire {
 }
 
 /// `cmd=abort;isworld=TRUE|FALSE;msg=..;` framed into `buf` without allocating (PMI2_Abort
-/// may run in a signal handler); the message is cut to what fits.
+/// may run in a signal handler); the message is cut to what fits. The Hydras do not
+/// undo the wire text's `;;`: a message holding a `;` broke the frame, and the job went
+/// on (Hydra 4.0.2 and 5.0.2, measured), so each `;` goes as `,` (the process prints the
+/// message whole itself). Without a message there is no `msg` field: MPICH 5.0.2's
+/// mpiexec cannot parse an empty one.
 pub fn abort_frame<'a>(buf: &'a mut [u8; 1024], world: bool, message: &[u8]) -> &'a [u8] {
     let head: &[u8] = if world {
-        b"cmd=abort;isworld=TRUE;msg="
+        b"cmd=abort;isworld=TRUE;"
     } else {
-        b"cmd=abort;isworld=FALSE;msg="
+        b"cmd=abort;isworld=FALSE;"
     };
     let mut len = wire2::LEN_DIGITS;
     let room = buf.len() - 1; // the final ';'
-    for &b in head {
-        buf[len] = b;
-        len += 1;
-    }
-    for &b in message {
-        let need = if b == b';' { 2 } else { 1 };
-        if len + need > room {
-            break;
+    let mut push = |bytes: &[u8], len: &mut usize| {
+        buf[*len..*len + bytes.len()].copy_from_slice(bytes);
+        *len += bytes.len();
+    };
+    push(head, &mut len);
+    if !message.is_empty() {
+        push(b"msg=", &mut len);
+        let fits = message.len().min(room - len);
+        for &b in &message[..fits] {
+            push(&[if b == b';' { b',' } else { b }], &mut len);
         }
-        buf[len] = b;
-        len += 1;
-        if b == b';' {
-            buf[len] = b';';
-            len += 1;
-        }
+        push(b";", &mut len);
     }
-    buf[len] = b';';
-    len += 1;
     let body = len - wire2::LEN_DIGITS;
     // The six-character length, left-justified, without formatting machinery.
     let mut digits = [b' '; wire2::LEN_DIGITS];
@@ -473,4 +472,28 @@ pub fn abort_frame<'a>(buf: &'a mut [u8; 1024], world: bool, message: &[u8]) -> 
     }
     buf[..wire2::LEN_DIGITS].copy_from_slice(&digits);
     &buf[..len]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_abort_frame_has_no_semicolon_in_its_message_and_no_empty_message() {
+        let mut buf = [0u8; 1024];
+        assert_eq!(
+            abort_frame(&mut buf, true, b"a;b c"),
+            &b"33    cmd=abort;isworld=TRUE;msg=a,b c;"[..]
+        );
+        assert_eq!(
+            abort_frame(&mut buf, false, b""),
+            &b"24    cmd=abort;isworld=FALSE;"[..]
+        );
+        // A long message is cut to fill the buffer, and the frame still ends in ';'.
+        let long = [b'x'; 2000];
+        let frame = abort_frame(&mut buf, true, &long);
+        assert_eq!(frame.len(), 1024);
+        assert_eq!(&frame[..6], b"1018  ");
+        assert!(frame.ends_with(b"x;"));
+    }
 }
