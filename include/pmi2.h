@@ -315,9 +315,8 @@ int PMI2_Initialized(void);
 /**
  * Abort: print `msg` (NULL allowed) on stderr, tell the process manager to abort the
  * whole job (`flag` nonzero) or this process (`isworld=FALSE`), and exit with status 1.
- * Never returns; works before `PMI2_Init` and while another thread is in a call. The
- * server gets the message with each `;` as `,` (the Hydras do not undo the wire's `;;`),
- * and no message field for an empty message.
+ * Never returns; works before `PMI2_Init` and while another thread is in a call. An
+ * empty message is sent without the message field.
  */
 int PMI2_Abort(int flag, const char *msg);
 

@@ -52,8 +52,10 @@ launcher_expect() {
     case ${1%-vc} in
         hydra4 | hydra4-port)
             # Its PMI-2 server has no `abort`: mpiexec ends the job on the command it does
-            # not know, with its own error and status 255, not the aborting process's.
-            LAUNCHER_DEV[pmi2-abort]='pmi2-abort-unknown|255|Unrecognized PMI command: abort'
+            # not know ("Unrecognized PMI command: abort", status 255), or, in about one
+            # job of 20 on a busy machine, dies of SIGPIPE first, silently (141): not a
+            # verdict a case can hold, so PMI2_Abort is not run here (README).
+            UNSUPPORTED="pmi2-abort"
             ;;
         hydra5)
             # A spawn on two simulated nodes: mpiexec asserts when a new proxy connects

@@ -427,11 +427,10 @@ impl Backend for Pmi2Wire {
 }
 
 /// `cmd=abort;isworld=TRUE|FALSE;msg=..;` framed into `buf` without allocating (PMI2_Abort
-/// may run in a signal handler); the message is cut to what fits. The Hydras do not
-/// undo the wire text's `;;`: a message holding a `;` broke the frame, and the job went
-/// on (Hydra 4.0.2 and 5.0.2, measured), so each `;` goes as `,` (the process prints the
-/// message whole itself). Without a message there is no `msg` field: MPICH 5.0.2's
-/// mpiexec cannot parse an empty one.
+/// may run in a signal handler); the message is cut to what fits, each `;` doubled as
+/// the wire text says. Without a message there is no `msg` field: MPICH 5.0.2's mpiexec
+/// cannot parse an empty one ("unable to parse PMI command", status 255 instead of the
+/// abort's; measured).
 pub fn abort_frame<'a>(buf: &'a mut [u8; 1024], world: bool, message: &[u8]) -> &'a [u8] {
     let head: &[u8] = if world {
         b"cmd=abort;isworld=TRUE;"
@@ -447,9 +446,12 @@ pub fn abort_frame<'a>(buf: &'a mut [u8; 1024], world: bool, message: &[u8]) -> 
     push(head, &mut len);
     if !message.is_empty() {
         push(b"msg=", &mut len);
-        let fits = message.len().min(room - len);
-        for &b in &message[..fits] {
-            push(&[if b == b';' { b',' } else { b }], &mut len);
+        for &b in message {
+            let escaped: &[u8] = if b == b';' { b";;" } else { &[b] };
+            if len + escaped.len() > room {
+                break;
+            }
+            push(escaped, &mut len);
         }
         push(b";", &mut len);
     }
@@ -479,11 +481,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_abort_frame_has_no_semicolon_in_its_message_and_no_empty_message() {
+    fn the_abort_frame_escapes_its_message_and_has_no_empty_one() {
         let mut buf = [0u8; 1024];
         assert_eq!(
             abort_frame(&mut buf, true, b"a;b c"),
-            &b"33    cmd=abort;isworld=TRUE;msg=a,b c;"[..]
+            &b"34    cmd=abort;isworld=TRUE;msg=a;;b c;"[..]
         );
         assert_eq!(
             abort_frame(&mut buf, false, b""),

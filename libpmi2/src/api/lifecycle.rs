@@ -62,9 +62,8 @@ pub extern "C" fn PMI2_Initialized() -> c_int {
 
 /// Abort: print `msg` (NULL allowed) on stderr, tell the process manager to abort the
 /// whole job (`flag` nonzero) or this process (`isworld=FALSE`), and exit with status 1.
-/// Never returns; works before `PMI2_Init` and while another thread is in a call. The
-/// server gets the message with each `;` as `,` (the Hydras do not undo the wire's `;;`),
-/// and no message field for an empty message.
+/// Never returns; works before `PMI2_Init` and while another thread is in a call. An
+/// empty message is sent without the message field.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn PMI2_Abort(flag: c_int, msg: *const c_char) -> c_int {
     // SAFETY: the caller passes NULL or a NUL-terminated string.
