@@ -455,24 +455,12 @@ pub fn abort_frame<'a>(buf: &'a mut [u8; 1024], world: bool, message: &[u8]) -> 
         }
         push(b";", &mut len);
     }
-    let body = len - wire2::LEN_DIGITS;
-    // The six-character length, left-justified, without formatting machinery.
-    let mut digits = [b' '; wire2::LEN_DIGITS];
-    let mut n = body;
-    let mut count = 0;
-    loop {
-        count += 1;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    n = body;
-    for i in (0..count).rev() {
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-    }
-    buf[..wire2::LEN_DIGITS].copy_from_slice(&digits);
+    // The six-character length, left-justified in blanks, as `wire2::encode` writes it
+    // (`format_int` formats on the stack: no allocation).
+    let mut digits = pmi1_codec::IntDigits::default();
+    let text = pmi1_codec::format_int((len - wire2::LEN_DIGITS) as i64, &mut digits);
+    buf[..wire2::LEN_DIGITS].fill(b' ');
+    buf[..text.len()].copy_from_slice(text);
     &buf[..len]
 }
 
