@@ -1,27 +1,14 @@
 //! The interface every backend implements (the PMI-1 and PMI-2 wires, PMIx, a
-//! singleton: `backends`), and the types it owns: what a backend says about the job
-//! ([`Identity`], [`Maxes`]) and what a spawn asks for ([`SpawnCommand`]). The client's
+//! singleton: `backends`), and the types it speaks in: what a backend says about the job
+//! ([`Identity`], its [`Maxes`]), what a spawn asks for ([`SpawnCommand`], as the wires
+//! carry it) and what it gave ([`Spawned`]). The client's
 //! rules sit above it (`client`, `rules`); it knows no concrete backend.
 #![forbid(unsafe_code)]
 
+pub use crate::api::Maxes;
 use crate::error::{PmiError, PmiResult};
 use crate::trace;
-
-/// Maximum lengths, each including the terminating NUL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Maxes {
-    pub kvsname: usize,
-    pub key: usize,
-    pub value: usize,
-}
-
-/// What the length queries answer before `PMI_Init` (MPICH's ch3 asks for the value
-/// length first) and what Hydra announces.
-pub const DEFAULT_MAXES: Maxes = Maxes {
-    kvsname: 256,
-    key: 64,
-    value: 1024,
-};
+pub use crate::wire::SpawnCommand;
 
 /// The job facts the process manager gave through the environment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,15 +16,6 @@ pub struct Identity {
     pub rank: i32,
     pub size: i32,
     pub spawned: bool,
-}
-
-/// One command of a spawn request.
-#[derive(Debug, Clone, Default)]
-pub struct SpawnCommand<'a> {
-    pub execname: &'a [u8],
-    pub args: Vec<&'a [u8]>,
-    pub maxprocs: u32,
-    pub info: Vec<(&'a [u8], &'a [u8])>,
 }
 
 /// What a spawn gave: the codes the process manager sent, one per process from the

@@ -4,10 +4,11 @@
 //! appnum, successful gets of keys that processes put) are cached.
 #![forbid(unsafe_code)]
 
-use crate::backend::{Backend, Identity, Maxes, SpawnCommand, Spawned};
+use crate::api::Maxes;
+use crate::api::{Api, MappingSource, PORT_MAX};
+use crate::backend::{Backend, Identity, SpawnCommand, Spawned};
 use crate::error::{PmiError, PmiResult};
 use crate::mapping::{Mapping, MappingError};
-use crate::rules::{Api, MappingSource, PORT_MAX};
 use crate::store::{self, Recent, Store};
 use crate::trace;
 

@@ -13,28 +13,13 @@ use std::time::{Duration, Instant};
 
 use crate::error::{PmiError, PmiResult};
 use crate::trace;
+use crate::wire::Framing;
 
 /// The read buffer's first size, as MPICH's client reads: every reply but a get of a
 /// value near the 1024-byte maximum fits (that one doubles it once). A larger first
 /// buffer made `PMI_Init` grow the heap and fault in its pages: 11 page faults in a
 /// cold `PMI_Init` with 4096 bytes, 7 with 1024 (medians of 25 runs).
 const INITIAL_BUFFER: usize = 1024;
-
-/// How a wire format's messages are found in the bytes read: `find` returns
-/// `Ok(Some((message range, bytes consumed)))`, relative to the unread bytes, `Ok(None)`
-/// to read more, or `Err(why)` for bytes that cannot start a message; a message may not
-/// be longer than `cap` bytes. A reply awaited is named `cmd=<awaited><suffix>` in
-/// messages. Each codec has its own (`pmi1_codec::LINES`,
-/// `pmi2_codec::FRAMES`); the connection knows no codec.
-/// What a framing's `find` answers: a whole message's range and the bytes it took, `None`
-/// to read more, or why the bytes cannot start a message.
-pub type Found = Result<Option<(Range<usize>, usize)>, &'static str>;
-
-pub struct Framing {
-    pub cap: usize,
-    pub suffix: &'static str,
-    pub find: fn(&[u8]) -> Found,
-}
 
 /// A lock-step connection. After any I/O or framing failure it is *broken*: every
 /// later call fails at once with `PMI_FAIL` without touching the fd (only

@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::net::SocketAddr;
 
-use crate::pmi1_codec;
+use crate::wire::pmi1;
 
 /// The job as the environment describes it (PMI_FD mode).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -466,7 +466,7 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
     let request_max = if slurm {
         SLURM_REQUEST_MAX
     } else {
-        pmi1_codec::MAX_LINE
+        pmi1::MAX_LINE
     };
     Ok(JobEnv {
         fd,
@@ -553,7 +553,7 @@ mod tests {
                 rank: 2,
                 size: 4,
                 spawned: false,
-                request_max: pmi1_codec::MAX_LINE,
+                request_max: pmi1::MAX_LINE,
                 jobid: None,
                 slurm: false,
             })
@@ -589,7 +589,7 @@ mod tests {
         let stale = job_env(&stale).unwrap();
         assert_eq!(
             (stale.jobid.as_deref(), stale.slurm, stale.request_max),
-            (Some(&b"1644.0"[..]), false, pmi1_codec::MAX_LINE)
+            (Some(&b"1644.0"[..]), false, pmi1::MAX_LINE)
         );
     }
 

@@ -12,13 +12,14 @@
 //!   [`backends`]: the four of them (the PMI-1 and PMI-2 wires, PMIx, a singleton) and
 //!   the one place that chooses;
 //! - [`conn`]: a socket to the process manager, bytes in and out (no codec);
-//!   [`pmi1_codec`] and [`pmi2_codec`]: the two wire formats, pure;
+//!   [`wire`]: the two wire formats, pure;
 //! - [`env`]: what the launcher's variables say; [`mapping`]: `PMI_process_mapping`;
 //!   [`store`]: the key-value record; [`cmdline`]: PMI command-line options;
 //!   [`trace`]: everything the library prints; [`error`]: the one error type.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+pub mod api;
 pub mod backend;
 pub mod backends;
 pub mod client;
@@ -29,11 +30,10 @@ pub mod error;
 pub mod ffi;
 pub mod hash;
 pub mod mapping;
-pub mod pmi1_codec;
-pub mod pmi2_codec;
 pub mod rules;
 pub mod session;
 pub mod sibling;
 pub mod state;
 pub mod store;
 pub mod trace;
+pub mod wire;

@@ -1,7 +1,6 @@
-//! What a caller may pass, written once for both APIs. The API (`libpmi.so.0`'s PMI-1 or
-//! `libpmi2.so.0`'s PMI-2) is chosen once, at init; its facts (which bytes its wire
-//! cannot carry, the maxima it promises, where the job layout comes from) are the
-//! methods of [`Api`], and every check below takes it. Nothing here does I/O.
+//! What a caller may pass, written once for both APIs: the checks are methods of
+//! [`Api`] (chosen once, at init), which knows which bytes its wire cannot carry. Nothing
+//! here does I/O.
 //!
 //! The rules, for both APIs:
 //! - keys, service names and ports are not empty and hold no byte the API's wire cannot
@@ -13,101 +12,12 @@
 //!   and a request stays within what the servers take.
 #![forbid(unsafe_code)]
 
-use crate::backend::{Maxes, SpawnCommand};
+use crate::api::{Api, Maxes};
 use crate::error::{PmiError, PmiResult};
-
-/// Which API a client serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Api {
-    /// RFC 13's PMI-1 (`libpmi.so.0`), over the PMI-1.1 wire: line-based, `key=value`
-    /// fields separated by spaces.
-    Pmi1,
-    /// PMI-2 (`libpmi2.so.0`), over the PMI-2 wire: length-framed, fields separated by
-    /// `;`.
-    Pmi2,
-}
-
-/// An operation, for messages: each API names it its own way ([`Api::call`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Init,
-    Put,
-    Barrier,
-    Spawn,
-    Publish,
-    Unpublish,
-    Lookup,
-}
-
-/// Where the job layout (`PMI_process_mapping`) is read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MappingSource {
-    /// A key of the job's key-value space (PMI-1 servers).
-    KvsKey,
-    /// A job attribute (PMI-2 servers).
-    JobAttr,
-}
-
-/// `PMI2_MAX_KEYLEN`, `PMI2_MAX_VALLEN` (and `PMI2_MAX_ATTRVALUE`), NUL included: what
-/// PMI-2's header promises whatever the server.
-pub const PMI2_MAXES: Maxes = Maxes {
-    kvsname: 256,
-    key: 64,
-    value: 1024,
-};
-
-/// The longest port name, NUL included, that publish accepts and lookup writes: MPICH
-/// passes lookups a `char port[MPI_MAX_PORT_NAME]` of 256 bytes, so a longer answer would
-/// be written past the caller's buffer.
-pub const PORT_MAX: usize = 256;
+use crate::wire::pmi1::{END_OF_SPAWN, FOUND_FIELDS};
+use crate::wire::SpawnCommand;
 
 impl Api {
-    /// The API's name, for messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Api::Pmi1 => "PMI-1",
-            Api::Pmi2 => "PMI-2",
-        }
-    }
-
-    /// The C function of this API that carries out `op`, for messages: a PMI-2 program
-    /// is told about `PMI2_Job_Spawn`, not `PMI_Spawn_multiple`.
-    pub fn call(self, op: Op) -> &'static str {
-        match (self, op) {
-            (Api::Pmi1, Op::Init) => "PMI_Init",
-            (Api::Pmi1, Op::Put) => "PMI_KVS_Put",
-            (Api::Pmi1, Op::Barrier) => "PMI_Barrier",
-            (Api::Pmi1, Op::Spawn) => "PMI_Spawn_multiple",
-            (Api::Pmi1, Op::Publish) => "PMI_Publish_name",
-            (Api::Pmi1, Op::Unpublish) => "PMI_Unpublish_name",
-            (Api::Pmi1, Op::Lookup) => "PMI_Lookup_name",
-            (Api::Pmi2, Op::Init) => "PMI2_Init",
-            (Api::Pmi2, Op::Put) => "PMI2_KVS_Put",
-            (Api::Pmi2, Op::Barrier) => "PMI2_KVS_Fence",
-            (Api::Pmi2, Op::Spawn) => "PMI2_Job_Spawn",
-            (Api::Pmi2, Op::Publish) => "PMI2_Nameserv_publish",
-            (Api::Pmi2, Op::Unpublish) => "PMI2_Nameserv_unpublish",
-            (Api::Pmi2, Op::Lookup) => "PMI2_Nameserv_lookup",
-        }
-    }
-
-    /// The maxima the API promises its callers whatever the backend says (PMI-2's
-    /// header constants); `None`: the backend's own (PMI-1's `get_maxes`).
-    pub fn fixed_maxes(self) -> Option<Maxes> {
-        match self {
-            Api::Pmi1 => None,
-            Api::Pmi2 => Some(PMI2_MAXES),
-        }
-    }
-
-    /// Where this API's servers publish the job layout.
-    pub fn mapping_source(self) -> MappingSource {
-        match self {
-            Api::Pmi1 => MappingSource::KvsKey,
-            Api::Pmi2 => MappingSource::JobAttr,
-        }
-    }
-
     /// A byte the API's wire cannot carry in a key, name or port. PMI-1: RFC 13's
     /// `word` (no space, `=`, control character; bytes above 0x7F allowed, Flux names are
     /// not ASCII). PMI-2: a `;` (the wire doubles it, but MPICH's Hydra 4.0.2 and Slurm
@@ -185,7 +95,7 @@ impl Api {
     /// follow the value rules and may not hold a space (Hydra 4.0.2's proxy for the
     /// children crashes on one); info values that would break the framing get
     /// `PMI_ERR_INVALID_VAL`. How many fields a request may have is each wire's own rule
-    /// (`pmi1_codec::encode_spawn`, `pmi2_codec::encode`).
+    /// (`wire::pmi1::encode_spawn`, `wire::pmi2::encode`).
     pub fn check_spawn(
         self,
         commands: &[SpawnCommand<'_>],
@@ -214,14 +124,6 @@ impl Api {
         Ok(())
     }
 }
-
-/// Hydra's PMI-1 proxy frames a spawn segment at the first line ending in this word.
-pub const END_OF_SPAWN: &[u8] = b"endcmd";
-
-/// What Hydra 4.1.1-4.2.0 appends to the value of a PMI-1 get reply (mpich#7050). The
-/// reply cannot say whether it is that field or the end of the value, so the PMI-1 reply
-/// parser strips one, and a PMI-1 value may not end in either.
-pub const FOUND_FIELDS: [&[u8]; 2] = [b" found=TRUE", b" found=FALSE"];
 
 /// A PMI-1 value that MPICH 5.0.2's Hydra cannot parse in a `put` line (a spawn sends its
 /// fields a line each), and ends the whole job for (measured): it reads the words after a
@@ -259,6 +161,7 @@ fn require(ok: bool, err: PmiError) -> PmiResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::PMI2_MAXES;
 
     #[test]
     fn key_rules() {
@@ -400,5 +303,62 @@ mod tests {
             Api::Pmi2.check_spawn(&[ok], &[(b"k", b"x;y")], PMI2_MAXES),
             Err(PmiError::InvalidVal)
         );
+    }
+
+    fn spawn_of(args: &[&'static [u8]]) -> SpawnCommand<'static> {
+        SpawnCommand {
+            execname: b"/bin/prog",
+            args: args.to_vec(),
+            maxprocs: 2,
+            info: vec![],
+        }
+    }
+
+    #[test]
+    fn pmi1_spawn_fields_that_would_break_the_framing_are_refused() {
+        // What Hydra's PMI-1 proxy cannot frame: a line end, or a line ending in `endcmd`.
+        let check = |commands: &[SpawnCommand<'_>], preput: &[(&[u8], &[u8])]| {
+            Api::Pmi1.check_spawn(commands, preput, PMI2_MAXES)
+        };
+        let bad_args: &[&[u8]] = &[b"a\nb", b"x\r", b"stop endcmd", b"endcmd"];
+        for arg in bad_args {
+            let r = check(&[spawn_of(&[arg])], &[]);
+            assert_eq!(r, Err(PmiError::InvalidArgs), "{arg:?}");
+        }
+        let exec = SpawnCommand {
+            execname: b"/bin/endcmd",
+            ..spawn_of(&[])
+        };
+        assert_eq!(check(&[exec], &[]), Err(PmiError::InvalidArgs));
+        let empty = SpawnCommand {
+            execname: b"",
+            ..spawn_of(&[])
+        };
+        assert_eq!(check(&[empty], &[]), Err(PmiError::InvalidArgs));
+        let ok = [spawn_of(&[b"\t", b"endcmd x"])];
+        assert_eq!(check(&ok, &[]), Ok(()));
+        let empty_arg = [spawn_of(&[b"x", b""])];
+        assert_eq!(check(&empty_arg, &[]), Err(PmiError::InvalidArgs));
+        let cases: &[(&[u8], &[u8], PmiError)] = &[
+            (b"k k", b"v", PmiError::InvalidKey),
+            (b"", b"v", PmiError::InvalidKey),
+            (b"k", b"a b", PmiError::InvalidVal),
+            (b"k", b"a\nb", PmiError::InvalidVal),
+            (b"k", b"xendcmd", PmiError::InvalidVal),
+            (b"k", b"", PmiError::InvalidVal),
+            (b"xendcmd", b"v", PmiError::InvalidKey),
+            (b"endcmd", b"v", PmiError::InvalidKey),
+        ];
+        for (key, value, err) in cases {
+            let r = check(&ok, &[(key, value)]);
+            assert_eq!(r, Err(*err), "preput {key:?}={value:?}");
+        }
+        let mut info = spawn_of(&[]);
+        info.info = vec![(b"wdir", b"/tmp/endcmd")];
+        assert_eq!(check(&[info.clone()], &[]), Err(PmiError::InvalidVal));
+        info.info = vec![(b"myendcmd", b"/tmp")];
+        assert_eq!(check(&[info], &[]), Err(PmiError::InvalidKey));
+        let fine_key = [(&b"endcmd_x"[..], &b"v"[..])];
+        assert_eq!(check(&ok, &fine_key), Ok(()));
     }
 }

@@ -6,13 +6,13 @@ use std::ffi::OsString;
 
 use libc::c_char;
 
+use crate::api::Api;
 use crate::backend::Identity;
 use crate::backends::{self, pmix_lib};
 use crate::client::Client;
 use crate::conn::{self, Conn};
 use crate::env::{self, Launch};
 use crate::error::{PmiError, PmiResult};
-use crate::rules::Api;
 use crate::sibling;
 use crate::state::{self, Lifecycle};
 use crate::trace;

@@ -11,8 +11,8 @@
 
 use std::ffi::{c_int, c_void, CStr};
 
+use crate::api::Api;
 use crate::backends::pmix_lib;
-use crate::rules::Api;
 
 /// `PMI2_Initialized` (`int (void)` in every pmi2.h) or `PMI_Initialized` (`int (int *)`
 /// in every pmi.h), as found.

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
-use crate::backend::Maxes;
+use crate::api::Maxes;
 use crate::client::Client;
 use crate::error::{PmiError, PmiResult};
 use crate::trace;

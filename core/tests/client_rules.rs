@@ -4,10 +4,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use pmi_core::backend::{Backend, Identity, Maxes, SpawnCommand, Spawned};
+use pmi_core::api::Maxes;
+use pmi_core::api::{Api, PMI2_MAXES};
+use pmi_core::backend::{Backend, Identity, SpawnCommand, Spawned};
 use pmi_core::client::{Client, GET_CACHE_BYTES};
 use pmi_core::error::{PmiError, PmiResult};
-use pmi_core::rules::{Api, PMI2_MAXES};
 use pmi_core::store::RECENT;
 
 /// What the fake answers for any key `card-*`: a business card of 60 bytes.

@@ -11,7 +11,7 @@ use pmi_core::backend::Identity;
 use pmi_core::backends::pmi1_backend;
 use pmi_core::conn::Conn;
 use pmi_core::error::PmiError;
-use pmi_core::pmi1_codec::MAX_LINE;
+use pmi_core::wire::pmi1::MAX_LINE;
 
 const SENT: usize = 32 << 20;
 

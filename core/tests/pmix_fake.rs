@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use pmi_core::api::Api;
 use pmi_core::backend::SpawnCommand;
 use pmi_core::error::PmiError;
-use pmi_core::rules::Api;
 use pmi_core::{session, state};
 
 /// A fresh directory with the fake built in it, for the test `name`.

@@ -11,7 +11,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pmi_core::rules::Api;
+use pmi_core::api::Api;
 use pmi_core::session;
 
 /// The helper: `PMI_Init` under the environment the test gave, its outcome on stdout.

@@ -7,11 +7,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::*;
-use pmi_core::backend::{Identity, Maxes, DEFAULT_MAXES};
+use pmi_core::api::{Maxes, DEFAULT_MAXES};
+use pmi_core::backend::Identity;
 use pmi_core::backends::pmi1_backend;
 use pmi_core::client::Client;
 use pmi_core::error::PmiError;
-use pmi_core::pmi1_codec::{CLAMP_VAL_MAX, MAX_LINE};
+use pmi_core::wire::pmi1::{CLAMP_VAL_MAX, MAX_LINE};
 
 /// The transcript of a client that did the standard handshake, then sent `rest`.
 fn after_handshake(rest: &[&[u8]]) -> Vec<u8> {

@@ -8,11 +8,11 @@ mod common;
 use std::thread::JoinHandle;
 
 use common::*;
+use pmi_core::api::Api;
 use pmi_core::backend::{SpawnCommand, Spawned};
 use pmi_core::backends::pmi2_backend::Pmi2Wire;
 use pmi_core::client::Client;
 use pmi_core::error::{PmiError, PmiResult};
-use pmi_core::rules::Api;
 
 const INIT2_REQUEST: &[u8] = b"cmd=init pmi_version=2 pmi_subversion=0\n";
 const INIT2_REPLY: &[u8] = b"cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n";

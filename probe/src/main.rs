@@ -12,12 +12,12 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::time::Instant;
 
-use pmi_core::backend::Maxes;
+use pmi_core::api::Api;
+use pmi_core::api::Maxes;
 use pmi_core::backends::pmix_lib;
 use pmi_core::client::Client;
 use pmi_core::env::Launch;
 use pmi_core::error::{PmiError, PmiResult};
-use pmi_core::rules::Api;
 use pmi_core::{session, state, trace};
 
 /// How many peers each rank reads in the timed round: the next ones after it, so that a

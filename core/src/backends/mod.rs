@@ -19,10 +19,10 @@ pub mod pmix_lib;
 pub mod pmix_watch;
 pub mod singleton_backend;
 
+use crate::api::{Api, Op};
 use crate::backend::Backend;
 use crate::env::Launch;
 use crate::error::PmiResult;
-use crate::rules::{Api, Op};
 use crate::trace;
 
 /// Why a statically linked program cannot have the PMIx backend.

@@ -2,14 +2,16 @@
 //! reads one reply, checks `cmd=` and `rc`, and parses its fields.
 #![forbid(unsafe_code)]
 
-use crate::backend::{Backend, Identity, Maxes, SpawnCommand, Spawned, DEFAULT_MAXES};
+use crate::api::Api;
+use crate::api::{Maxes, DEFAULT_MAXES};
+use crate::backend::{Backend, Identity, SpawnCommand, Spawned};
 use crate::client::Client;
 use crate::conn::Conn;
 use crate::env::{JobEnv, PortEnv};
 use crate::error::{PmiError, PmiResult};
-use crate::pmi1_codec::{self as wire, Reply, CLAMP_KEY_MAX, CLAMP_NAME_MAX, CLAMP_VAL_MAX};
-use crate::rules::Api;
 use crate::trace;
+use crate::wire::pmi1::{self, Reply, CLAMP_KEY_MAX, CLAMP_NAME_MAX, CLAMP_VAL_MAX};
+use crate::wire::{format_int, parse_int_list, IntDigits};
 
 /// A connection to a PMI-1 process manager, after `init` and `get_maxes`.
 pub struct Pmi1Wire {
@@ -26,7 +28,7 @@ pub struct Pmi1Wire {
 /// `cmd=<expected>`. Another `cmd` breaks the connection and returns `PMI_FAIL`; a
 /// nonzero `rc` is left for the caller to judge.
 pub fn call_line<'c>(conn: &'c mut Conn, request: &[u8], expected: &[u8]) -> PmiResult<Reply<'c>> {
-    let range = conn.exchange(request, expected, &wire::LINES)?;
+    let range = conn.exchange(request, expected, &pmi1::LINES)?;
     let conn: &'c Conn = conn;
     let line = conn.message(range);
     let reply = Reply::new(line);
@@ -72,7 +74,7 @@ impl Pmi1Wire {
             size,
             spawned: port.spawned,
         };
-        Pmi1Wire::init_limited(conn, id, wire::MAX_LINE)
+        Pmi1Wire::init_limited(conn, id, pmi1::MAX_LINE)
     }
 
     /// `cmd=init pmi_version=1 pmi_subversion=1`, then `cmd=get_maxes`: two round
@@ -94,7 +96,7 @@ impl Pmi1Wire {
     }
 
     fn handshake(&mut self) -> PmiResult<()> {
-        wire::encode(
+        pmi1::encode(
             &mut self.request,
             "init",
             &[("pmi_version", b"1"), ("pmi_subversion", b"1")],
@@ -122,7 +124,7 @@ impl Pmi1Wire {
     }
 
     fn fetch_maxes(&mut self) -> PmiResult<Maxes> {
-        wire::encode(&mut self.request, "get_maxes", &[]);
+        pmi1::encode(&mut self.request, "get_maxes", &[]);
         let reply = call_line(&mut self.conn, &self.request, b"maxes")?;
         let line = reply.line().escape_ascii();
         // RFC 13's grammar makes the three fields optional together: a reply without any
@@ -172,7 +174,7 @@ impl Pmi1Wire {
     /// A reply's integer `field`; `-1` (unknown) when a successful reply leaves it out,
     /// which RFC 13 allows.
     fn fetch_int(&mut self, cmd: &str, expected: &[u8], field: &[u8]) -> PmiResult<i32> {
-        wire::encode(&mut self.request, cmd, &[]);
+        pmi1::encode(&mut self.request, cmd, &[]);
         let reply = call_line(&mut self.conn, &self.request, expected)?;
         match (
             reply.rc(),
@@ -187,7 +189,7 @@ impl Pmi1Wire {
 
     /// A request without arguments whose reply carries only `rc`.
     fn simple(&mut self, cmd: &str, expected: &[u8]) -> PmiResult<()> {
-        wire::encode(&mut self.request, cmd, &[]);
+        pmi1::encode(&mut self.request, cmd, &[]);
         let reply = call_line(&mut self.conn, &self.request, expected)?;
         if reply.rc() == Some(0) {
             Ok(())
@@ -212,7 +214,7 @@ impl Backend for Pmi1Wire {
 
     /// `cmd=get_my_kvsname`.
     fn kvsname(&mut self) -> PmiResult<Vec<u8>> {
-        wire::encode(&mut self.request, "get_my_kvsname", &[]);
+        pmi1::encode(&mut self.request, "get_my_kvsname", &[]);
         let reply = call_line(&mut self.conn, &self.request, b"my_kvsname")?;
         match (reply.rc(), reply.field(b"kvsname")) {
             (Some(0), Some(name)) if Api::Pmi1.is_name(name) && name.len() < self.maxes.kvsname => {
@@ -234,7 +236,7 @@ impl Backend for Pmi1Wire {
 
     /// `cmd=put`.
     fn put(&mut self, kvsname: &[u8], key: &[u8], value: &[u8]) -> PmiResult<()> {
-        wire::encode(
+        pmi1::encode(
             &mut self.request,
             "put",
             &[("kvsname", kvsname), ("key", key), ("value", value)],
@@ -260,7 +262,7 @@ impl Backend for Pmi1Wire {
     /// `cmd=get`. A key the server does not have is `PMI_ERR_INVALID_KEY` and leaves the
     /// connection usable.
     fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
-        wire::encode(
+        pmi1::encode(
             &mut self.request,
             "get",
             &[("kvsname", kvsname), ("key", key)],
@@ -282,7 +284,7 @@ impl Backend for Pmi1Wire {
 
     /// `cmd=publish_name service=<service> port=<port>`.
     fn publish_name(&mut self, service: &[u8], port: &[u8]) -> PmiResult<()> {
-        wire::encode(
+        pmi1::encode(
             &mut self.request,
             "publish_name",
             &[("service", service), ("port", port)],
@@ -294,7 +296,7 @@ impl Backend for Pmi1Wire {
 
     /// `cmd=unpublish_name service=<service>`.
     fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
-        wire::encode(&mut self.request, "unpublish_name", &[("service", service)]);
+        pmi1::encode(&mut self.request, "unpublish_name", &[("service", service)]);
         self.fits("unpublish_name", PmiError::InvalidArg)?;
         let reply = call_line(&mut self.conn, &self.request, b"unpublish_result")?;
         name_service_ok("unpublish_name", reply)
@@ -302,7 +304,7 @@ impl Backend for Pmi1Wire {
 
     /// `cmd=lookup_name service=<service>`: the published port.
     fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
-        wire::encode(&mut self.request, "lookup_name", &[("service", service)]);
+        pmi1::encode(&mut self.request, "lookup_name", &[("service", service)]);
         self.fits("lookup_name", PmiError::InvalidArg)?;
         let reply = call_line(&mut self.conn, &self.request, b"lookup_result")?;
         name_service_ok("lookup_name", reply)?;
@@ -321,8 +323,7 @@ impl Backend for Pmi1Wire {
         preput: &[(&[u8], &[u8])],
         slots: usize,
     ) -> PmiResult<Spawned> {
-        let (key_max, value_max) = (self.maxes.key, self.maxes.value);
-        wire::encode_spawn(&mut self.request, commands, preput, key_max, value_max)?;
+        pmi1::encode_spawn(&mut self.request, commands, preput)?;
         let reply = call_line(&mut self.conn, &self.request, b"spawn_result")?;
         if reply.rc() != Some(0) {
             return Err(server_error("spawn", reply));
@@ -330,7 +331,7 @@ impl Backend for Pmi1Wire {
         let codes = match reply.field(b"errcodes") {
             None => Vec::new(),
             Some(codes) => {
-                wire::parse_errcodes(codes, slots).ok_or_else(|| server_error("spawn", reply))?
+                parse_int_list(codes, slots).ok_or_else(|| server_error("spawn", reply))?
             }
         };
         Ok(Spawned { codes, jobid: None })
@@ -358,13 +359,13 @@ impl Backend for Pmi1Wire {
 /// the rank and size they give.
 pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
     let mut request = Vec::new();
-    let mut digits = wire::IntDigits::default();
-    let pmiid = wire::format_int(i64::from(id), &mut digits);
-    wire::encode(&mut request, "initack", &[("pmiid", pmiid)]);
+    let mut digits = IntDigits::default();
+    let pmiid = format_int(i64::from(id), &mut digits);
+    pmi1::encode(&mut request, "initack", &[("pmiid", pmiid)]);
     conn.send(&request)?;
     let (mut acked, mut size, mut rank, mut debug) = (false, None, None, None);
     while !(acked && size.is_some() && rank.is_some() && debug.is_some()) {
-        let range = conn.recv(b"initack", &wire::LINES)?;
+        let range = conn.recv(b"initack", &pmi1::LINES)?;
         let reply = Reply::new(conn.message(range));
         let int = |key: &[u8]| reply.int(key).and_then(|n| i32::try_from(n).ok());
         match reply.cmd() {
@@ -386,18 +387,6 @@ pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
             "PMI_Init: PMI_PORT handshake gave rank {rank:?} of size {size:?}"
         ))),
     }
-}
-
-/// The line `cmd=abort exitcode=<code>`, which is all Hydra reads (it crashes without
-/// `exitcode`), written into `buf` (no allocation: `PMI_Abort` may run in a signal
-/// handler).
-pub fn abort_line(buf: &mut [u8; 64], code: i32) -> &[u8] {
-    use std::io::Write;
-    let room = buf.len();
-    let mut rest = &mut buf[..];
-    let _ = writeln!(rest, "cmd=abort exitcode={code}");
-    let used = room - rest.len();
-    &buf[..used]
 }
 
 /// Name service replies differ: Hydra sends `rc=0|1` with `info=ok`, Slurm sends

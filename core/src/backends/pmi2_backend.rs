@@ -1,18 +1,19 @@
 //! The PMI-2 wire backend (for `libpmi2.so.0`): after one PMI-1 style line
 //! (`cmd=init pmi_version=2 pmi_subversion=0`), every request is one framed command and
-//! every reply one framed `-response` (`crate::pmi2_codec`). One method per operation; each
+//! every reply one framed `-response` (`crate::wire::pmi2`). One method per operation; each
 //! checks the reply's `cmd=` and `rc`.
 #![forbid(unsafe_code)]
 
-use crate::backend::{Backend, Identity, Maxes, SpawnCommand, Spawned};
+use crate::api::Maxes;
+use crate::api::PMI2_MAXES;
+use crate::backend::{Backend, Identity, SpawnCommand, Spawned};
 use crate::backends::pmi1_backend::call_line;
 use crate::conn::Conn;
 use crate::env::{JobEnv, PortEnv};
 use crate::error::{PmiError, PmiResult};
-use crate::pmi1_codec;
-use crate::pmi2_codec::{self as wire2, Command};
-use crate::rules::PMI2_MAXES;
 use crate::trace;
+use crate::wire::pmi2::{self, Command};
+use crate::wire::{format_int, parse_int, parse_int_list, IntDigits};
 
 pub struct Pmi2Wire {
     conn: Conn,
@@ -33,7 +34,7 @@ pub struct Pmi2Wire {
 /// Send one framed command and read one framed reply into `reply`, which must be
 /// `cmd=<cmd>-response`; anything else breaks the connection (`PMI_FAIL`).
 fn call_framed(conn: &mut Conn, reply: &mut Command, request: &[u8], cmd: &[u8]) -> PmiResult<()> {
-    let range = conn.exchange(request, cmd, &wire2::FRAMES)?;
+    let range = conn.exchange(request, cmd, &pmi2::FRAMES)?;
     if reply.parse_from(conn.message(range.clone()))
         && reply.cmd().strip_suffix(b"-response") == Some(cmd)
     {
@@ -83,8 +84,8 @@ impl Pmi2Wire {
             )));
         }
         let mut request = Vec::with_capacity(256);
-        let mut digits = pmi1_codec::IntDigits::default();
-        let rank_text = rank.map(|r| pmi1_codec::format_int(i64::from(r), &mut digits));
+        let mut digits = IntDigits::default();
+        let rank_text = rank.map(|r| format_int(i64::from(r), &mut digits));
         let mut fields: Vec<(&str, &[u8])> = Vec::new();
         if let Some(jobid) = jobid {
             fields.push(("pmijobid", jobid));
@@ -93,7 +94,7 @@ impl Pmi2Wire {
             fields.push(("pmirank", rank));
         }
         fields.push(("threaded", b"FALSE"));
-        wire2::encode(&mut request, "fullinit", &fields)?;
+        pmi2::encode(&mut request, "fullinit", &fields)?;
         let mut reply = Command::default();
         call_framed(&mut conn, &mut reply, &request, b"fullinit")?;
         let reply = &reply;
@@ -107,7 +108,7 @@ impl Pmi2Wire {
         // A spawned process is told its spawner's job id.
         let spawned = reply.get(b"spawner-jobid").is_some_and(|j| !j.is_empty());
         let appnum = int(b"appnum").unwrap_or(-1);
-        let wire2 = Pmi2Wire {
+        let wire = Pmi2Wire {
             conn,
             request,
             id: Identity {
@@ -120,12 +121,12 @@ impl Pmi2Wire {
             value: Vec::new(),
             reply: Command::default(),
         };
-        Ok(wire2)
+        Ok(wire)
     }
 
     /// Encode one request, send it, and read its reply into `self.reply`.
     fn exchange(&mut self, cmd: &str, fields: &[(&str, &[u8])]) -> PmiResult<&Command> {
-        wire2::encode(&mut self.request, cmd, fields)?;
+        pmi2::encode(&mut self.request, cmd, fields)?;
         call_framed(
             &mut self.conn,
             &mut self.reply,
@@ -210,7 +211,7 @@ impl Backend for Pmi2Wire {
     fn universe_size(&mut self) -> PmiResult<i32> {
         Ok(self
             .job_attr(b"universeSize")?
-            .and_then(|v| pmi1_codec::parse_int(&v))
+            .and_then(|v| parse_int(&v))
             .and_then(|n| i32::try_from(n).ok())
             .unwrap_or(-1))
     }
@@ -243,8 +244,8 @@ impl Backend for Pmi2Wire {
     /// `cmd=kvs-get;jobid=..;srcid=..;key=..;`; `found=FALSE` is `PMI_ERR_INVALID_KEY`.
     fn get_hinted(&mut self, kvsname: &[u8], key: &[u8], src: Option<i32>) -> PmiResult<&[u8]> {
         // The rank as text without allocating.
-        let mut digits = pmi1_codec::IntDigits::default();
-        let srcid = pmi1_codec::format_int(i64::from(src.unwrap_or(-1)), &mut digits);
+        let mut digits = IntDigits::default();
+        let srcid = format_int(i64::from(src.unwrap_or(-1)), &mut digits);
         let fields: [(&str, &[u8]); 3] = [("jobid", kvsname), ("srcid", srcid), ("key", key)];
         if self.lookup("PMI2_KVS_Get", "kvs-get", &fields)? {
             Ok(&self.value)
@@ -400,7 +401,7 @@ impl Backend for Pmi2Wire {
         }
         let reply = self.call("PMI2_Job_Spawn", "spawn", &fields)?;
         let codes = match reply.get(b"errcodes") {
-            Some(codes) => pmi1_codec::parse_errcodes(codes, slots),
+            Some(codes) => parse_int_list(codes, slots),
             None => reply.spec_errcodes(slots),
         };
         let codes = codes.ok_or_else(|| refused("PMI2_Job_Spawn", reply))?;
@@ -423,67 +424,5 @@ impl Backend for Pmi2Wire {
 
     fn adopt(&mut self) -> Result<(), String> {
         self.conn.adopt()
-    }
-}
-
-/// `cmd=abort;isworld=TRUE|FALSE;msg=..;` framed into `buf` without allocating (PMI2_Abort
-/// may run in a signal handler); the message is cut to what fits, each `;` doubled as
-/// the wire text says. Without a message there is no `msg` field: MPICH 5.0.2's mpiexec
-/// cannot parse an empty one ("unable to parse PMI command", status 255 instead of the
-/// abort's; measured).
-pub fn abort_frame<'a>(buf: &'a mut [u8; 1024], world: bool, message: &[u8]) -> &'a [u8] {
-    let head: &[u8] = if world {
-        b"cmd=abort;isworld=TRUE;"
-    } else {
-        b"cmd=abort;isworld=FALSE;"
-    };
-    let mut len = wire2::LEN_DIGITS;
-    let room = buf.len() - 1; // the final ';'
-    let mut push = |bytes: &[u8], len: &mut usize| {
-        buf[*len..*len + bytes.len()].copy_from_slice(bytes);
-        *len += bytes.len();
-    };
-    push(head, &mut len);
-    if !message.is_empty() {
-        push(b"msg=", &mut len);
-        for &b in message {
-            let escaped: &[u8] = if b == b';' { b";;" } else { &[b] };
-            if len + escaped.len() > room {
-                break;
-            }
-            push(escaped, &mut len);
-        }
-        push(b";", &mut len);
-    }
-    // The six-character length, left-justified in blanks, as `wire2::encode` writes it
-    // (`format_int` formats on the stack: no allocation).
-    let mut digits = pmi1_codec::IntDigits::default();
-    let text = pmi1_codec::format_int((len - wire2::LEN_DIGITS) as i64, &mut digits);
-    buf[..wire2::LEN_DIGITS].fill(b' ');
-    buf[..text.len()].copy_from_slice(text);
-    &buf[..len]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_abort_frame_escapes_its_message_and_has_no_empty_one() {
-        let mut buf = [0u8; 1024];
-        assert_eq!(
-            abort_frame(&mut buf, true, b"a;b c"),
-            &b"34    cmd=abort;isworld=TRUE;msg=a;;b c;"[..]
-        );
-        assert_eq!(
-            abort_frame(&mut buf, false, b""),
-            &b"24    cmd=abort;isworld=FALSE;"[..]
-        );
-        // A long message is cut to fill the buffer, and the frame still ends in ';'.
-        let long = [b'x'; 2000];
-        let frame = abort_frame(&mut buf, true, &long);
-        assert_eq!(frame.len(), 1024);
-        assert_eq!(&frame[..6], b"1018  ");
-        assert!(frame.ends_with(b"x;"));
     }
 }

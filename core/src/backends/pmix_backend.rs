@@ -43,12 +43,13 @@ use std::ffi::{CStr, OsString};
 use crate::backends::pmix_lib::{self, Answer, AppSpec, Lib, Proc, RANK_UNDEF, RANK_WILDCARD};
 use crate::backends::pmix_watch;
 
-use crate::backend::{Backend, Identity, Maxes};
+use crate::api::Maxes;
+use crate::api::{Api, Op};
+use crate::backend::{Backend, Identity};
 use crate::backend::{SpawnCommand, Spawned};
 use crate::env::{PmixEnv, PARENT, PREPUT_KEY, PREPUT_NUM, PREPUT_VAL};
 use crate::error::{PmiError, PmiResult};
 use crate::mapping;
-use crate::rules::{Api, Op};
 use crate::store::{Found, Store};
 use crate::trace;
 

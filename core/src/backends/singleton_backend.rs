@@ -2,10 +2,11 @@
 //! keeps the same rules as the wire's.
 #![forbid(unsafe_code)]
 
-use crate::backend::{Backend, Identity, Maxes, DEFAULT_MAXES};
+use crate::api::{Api, Op};
+use crate::api::{Maxes, DEFAULT_MAXES};
+use crate::backend::{Backend, Identity};
 use crate::backend::{SpawnCommand, Spawned};
 use crate::error::{PmiError, PmiResult};
-use crate::rules::{Api, Op};
 use crate::store::Store;
 use crate::trace;
 

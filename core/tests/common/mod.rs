@@ -21,7 +21,7 @@ use pmi_core::backends::pmi1_backend;
 use pmi_core::client::Client;
 use pmi_core::conn::Conn;
 use pmi_core::error::PmiResult;
-use pmi_core::pmi1_codec::MAX_LINE;
+use pmi_core::wire::pmi1::MAX_LINE;
 
 /// How long the server waits for the client before it gives up and fails the test.
 pub const TIMEOUT: Duration = Duration::from_secs(10);

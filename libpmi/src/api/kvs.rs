@@ -5,7 +5,7 @@ use libc::{c_char, c_int};
 
 use crate::api::unsupported;
 use crate::codes::guard;
-use pmi_core::backend::{Maxes, DEFAULT_MAXES};
+use pmi_core::api::{Maxes, DEFAULT_MAXES};
 use pmi_core::error::PmiError;
 use pmi_core::ffi;
 use pmi_core::state;

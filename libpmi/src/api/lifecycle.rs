@@ -4,8 +4,8 @@ use libc::{c_char, c_int};
 
 use crate::api::PMI_BOOL;
 use crate::codes::{guard, PMI_FALSE, PMI_TRUE};
-use pmi_core::backends::pmi1_backend::abort_line;
-use pmi_core::rules::Api;
+use pmi_core::api::Api;
+use pmi_core::wire::pmi1::abort_line;
 use pmi_core::{ffi, session, trace};
 
 /// Initialize the PMI library for this process. With `PMI_FD` (and `PMI_RANK`,

@@ -3,7 +3,7 @@
 use libc::{c_char, c_int};
 
 use crate::codes::guard;
-use pmi_core::rules::PORT_MAX;
+use pmi_core::api::PORT_MAX;
 use pmi_core::{ffi, state};
 
 /// Publish `port` under the name `service_name` (`publish_name`, one round trip).

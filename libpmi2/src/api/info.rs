@@ -200,7 +200,7 @@ fn int_array(
     };
     let numbers: Option<Vec<c_int>> = text
         .split(|&b| b == b',')
-        .map(|n| pmi_core::pmi1_codec::parse_int(n).and_then(|n| c_int::try_from(n).ok()))
+        .map(|n| pmi_core::wire::parse_int(n).and_then(|n| c_int::try_from(n).ok()))
         .collect();
     let numbers = numbers.ok_or_else(|| {
         trace::line(format_args!(

@@ -2,8 +2,8 @@
 
 use libc::{c_char, c_int};
 
-use pmi_core::backends::pmi2_backend::abort_frame;
-use pmi_core::rules::Api;
+use pmi_core::api::Api;
+use pmi_core::wire::pmi2::abort_frame;
 use pmi_core::{ffi, session, trace};
 
 use crate::api::*;

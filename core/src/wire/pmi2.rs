@@ -5,9 +5,8 @@
 //! `cmd=name;key=value;...;`, where a `;` inside a key or a value is doubled.
 #![forbid(unsafe_code)]
 
-use crate::conn::{Found, Framing};
+use super::{format_int, parse_int, Framing, IntDigits, Scan};
 use crate::error::{PmiError, PmiResult};
-use crate::pmi1_codec::{format_int, IntDigits};
 
 /// The length prefix: six ASCII characters.
 pub const LEN_DIGITS: usize = 6;
@@ -26,7 +25,7 @@ pub const FRAMES: Framing = Framing {
     find: find_frame,
 };
 
-fn find_frame(bytes: &[u8]) -> Found {
+fn find_frame(bytes: &[u8]) -> Scan {
     let Some(prefix) = bytes.get(..LEN_DIGITS) else {
         return Ok(None);
     };
@@ -161,11 +160,11 @@ impl Command {
 
     /// `rc`, when it is an integer.
     pub fn rc(&self) -> Option<i64> {
-        crate::pmi1_codec::parse_int(self.get(b"rc")?)
+        parse_int(self.get(b"rc")?)
     }
 
     pub fn int(&self, key: &[u8]) -> Option<i64> {
-        crate::pmi1_codec::parse_int(self.get(key)?)
+        parse_int(self.get(key)?)
     }
 
     /// The per-process error codes of a `spawn-response` as the PMI-2 wire text spells
@@ -174,7 +173,7 @@ impl Command {
     /// or not an `int`, or there are more codes than `slots`.
     pub fn spec_errcodes(&self, slots: usize) -> Option<Vec<i32>> {
         let count = match self.get(b"nerrs") {
-            Some(count) => usize::try_from(crate::pmi1_codec::parse_int(count)?).ok()?,
+            Some(count) => usize::try_from(parse_int(count)?).ok()?,
             None => 0,
         };
         if count > slots {
@@ -213,6 +212,44 @@ pub fn is_wire_key(key: &[u8]) -> bool {
         && key
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// `cmd=abort;isworld=TRUE|FALSE;msg=..;` framed into `buf` without allocating (PMI2_Abort
+/// may run in a signal handler); the message is cut to what fits, each `;` doubled as
+/// the wire text says. Without a message there is no `msg` field: MPICH 5.0.2's mpiexec
+/// cannot parse an empty one ("unable to parse PMI command", status 255 instead of the
+/// abort's; measured).
+pub fn abort_frame<'a>(buf: &'a mut [u8; 1024], world: bool, message: &[u8]) -> &'a [u8] {
+    let head: &[u8] = if world {
+        b"cmd=abort;isworld=TRUE;"
+    } else {
+        b"cmd=abort;isworld=FALSE;"
+    };
+    let mut len = LEN_DIGITS;
+    let room = buf.len() - 1; // the final ';'
+    let mut push = |bytes: &[u8], len: &mut usize| {
+        buf[*len..*len + bytes.len()].copy_from_slice(bytes);
+        *len += bytes.len();
+    };
+    push(head, &mut len);
+    if !message.is_empty() {
+        push(b"msg=", &mut len);
+        for &b in message {
+            let escaped: &[u8] = if b == b';' { b";;" } else { &[b] };
+            if len + escaped.len() > room {
+                break;
+            }
+            push(escaped, &mut len);
+        }
+        push(b";", &mut len);
+    }
+    // The six-character length, left-justified in blanks, as `encode` writes it
+    // (`format_int` formats on the stack: no allocation).
+    let mut digits = IntDigits::default();
+    let text = format_int((len - LEN_DIGITS) as i64, &mut digits);
+    buf[..LEN_DIGITS].fill(b' ');
+    buf[..text.len()].copy_from_slice(text);
+    &buf[..len]
 }
 
 #[cfg(test)]
@@ -399,5 +436,24 @@ mod tests {
                 prop_assert_eq!(got, want);
             }
         }
+    }
+
+    #[test]
+    fn the_abort_frame_escapes_its_message_and_has_no_empty_one() {
+        let mut buf = [0u8; 1024];
+        assert_eq!(
+            abort_frame(&mut buf, true, b"a;b c"),
+            &b"34    cmd=abort;isworld=TRUE;msg=a;;b c;"[..]
+        );
+        assert_eq!(
+            abort_frame(&mut buf, false, b""),
+            &b"24    cmd=abort;isworld=FALSE;"[..]
+        );
+        // A long message is cut to fill the buffer, and the frame still ends in ';'.
+        let long = [b'x'; 2000];
+        let frame = abort_frame(&mut buf, true, &long);
+        assert_eq!(frame.len(), 1024);
+        assert_eq!(&frame[..6], b"1018  ");
+        assert!(frame.ends_with(b"x;"));
     }
 }
