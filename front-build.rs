@@ -12,6 +12,14 @@ fn main() {
         let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
         println!("cargo:rerun-if-changed=../hot-text.ld");
         println!("cargo:rustc-cdylib-link-arg=-Wl,-T,{dir}/../hot-text.ld");
+        // The linker's map, beside the library (OUT_DIR is <target>/<profile>/build/
+        // <crate>-<hash>/out): `make check-symbols` checks every pattern of hot-text.ld
+        // against the input sections it lists.
+        let out = std::env::var("OUT_DIR").unwrap_or_default();
+        if let Some(profile) = std::path::Path::new(&out).ancestors().nth(3) {
+            let map = profile.join(format!("{name}.so.map"));
+            println!("cargo:rustc-cdylib-link-arg=-Wl,-Map={}", map.display());
+        }
         // Each segment starts a page: the data the loader relocates then fills 3 pages,
         // not 4, and the writable data 1, not 2. Each is a page every process writes (a
         // copy on write) and keeps: 8 KiB less private memory per rank. GNU ld lays out

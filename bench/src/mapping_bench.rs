@@ -8,7 +8,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use pmi_core::mapping::Mapping;
+use pmi_core::testkit::Mapping;
 
 fn median(v: &mut [u128]) -> u128 {
     v.sort_unstable();

@@ -1,7 +1,6 @@
 //! The two APIs a client serves, `libpmi.so.0`'s PMI-1 and `libpmi2.so.0`'s PMI-2, and
 //! their fixed facts: what each calls an operation, the length maxima it promises, where
 //! its servers publish the job layout. What a caller may pass to each is `rules`.
-#![forbid(unsafe_code)]
 
 /// Maximum lengths, each including the terminating NUL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +33,7 @@ pub enum Api {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     Init,
+    Abort,
     Put,
     Barrier,
     Spawn,
@@ -78,6 +78,7 @@ impl Api {
     pub fn call(self, op: Op) -> &'static str {
         match (self, op) {
             (Api::Pmi1, Op::Init) => "PMI_Init",
+            (Api::Pmi1, Op::Abort) => "PMI_Abort",
             (Api::Pmi1, Op::Put) => "PMI_KVS_Put",
             (Api::Pmi1, Op::Barrier) => "PMI_Barrier",
             (Api::Pmi1, Op::Spawn) => "PMI_Spawn_multiple",
@@ -85,6 +86,7 @@ impl Api {
             (Api::Pmi1, Op::Unpublish) => "PMI_Unpublish_name",
             (Api::Pmi1, Op::Lookup) => "PMI_Lookup_name",
             (Api::Pmi2, Op::Init) => "PMI2_Init",
+            (Api::Pmi2, Op::Abort) => "PMI2_Abort",
             (Api::Pmi2, Op::Put) => "PMI2_KVS_Put",
             (Api::Pmi2, Op::Barrier) => "PMI2_KVS_Fence",
             (Api::Pmi2, Op::Spawn) => "PMI2_Job_Spawn",

@@ -2,7 +2,6 @@
 //! backend shares (argument validation before anything is sent, by `rules`; the put-once
 //! rule; the clique), over the backend init chose. Answers that cannot change (kvsname, universe size,
 //! appnum, successful gets of keys that processes put) are cached.
-#![forbid(unsafe_code)]
 
 use crate::api::Maxes;
 use crate::api::{Api, MappingSource, PORT_MAX};
@@ -11,6 +10,7 @@ use crate::error::{PmiError, PmiResult};
 use crate::mapping::{Mapping, MappingError};
 use crate::store::{self, Recent, Store};
 use crate::trace;
+use crate::wire::parse_int_list;
 
 /// The most the get cache holds, keys and values with 8 bytes each: 19 000 records of a
 /// 12-byte key and a 200-byte business card. Past it the cache starts again empty (a get is then asked of
@@ -46,7 +46,7 @@ pub struct Client {
 
 impl Client {
     /// A client over a started backend.
-    pub fn new(backend: Box<dyn Backend>, api: Api) -> Client {
+    pub(crate) fn new(backend: Box<dyn Backend>, api: Api) -> Client {
         Client {
             id: backend.identity(),
             maxes: api.fixed_maxes().unwrap_or_else(|| backend.maxes()),
@@ -65,7 +65,7 @@ impl Client {
 
     /// Take the inherited connection as the library's own, now that `PMI_Init`
     /// succeeded on it.
-    pub fn adopt_connection(&mut self) -> Result<(), String> {
+    pub(crate) fn adopt_connection(&mut self) -> Result<(), String> {
         self.backend.adopt()
     }
 
@@ -83,7 +83,7 @@ impl Client {
     }
 
     /// The socket `PMI_Abort` writes to; -1 when the backend has none.
-    pub fn raw_fd(&self) -> i32 {
+    pub(crate) fn raw_fd(&self) -> i32 {
         self.backend.abort_fd()
     }
 
@@ -374,14 +374,40 @@ impl Client {
         })
     }
 
-    /// A node attribute; `None` when there is none (and `wait` is false).
+    /// A node attribute as PMI-2 reads it; `None` when there is none (and `wait` is
+    /// false). `localRanksCount` and `localRanks` (the ranks on this node,
+    /// comma-separated) are answered from the job's layout; any other name by the
+    /// backend, waiting for it when `wait`.
     pub fn node_attr(&mut self, name: &[u8], wait: bool) -> PmiResult<Option<Vec<u8>>> {
+        match name {
+            b"localRanksCount" => return Ok(Some(self.clique_size()?.to_string().into_bytes())),
+            b"localRanks" => return self.local_ranks_text().map(Some),
+            _ => {}
+        }
         self.check_key(name)?;
         let value = self.backend.node_attr(name, wait)?;
         if let Some(v) = &value {
             no_nul("node attribute", name, v)?;
         }
         Ok(value)
+    }
+
+    /// The ranks on this node, comma-separated.
+    fn local_ranks_text(&mut self) -> PmiResult<Vec<u8>> {
+        // The size is the server's: a failed allocation is PMI_ERR_NOMEM, not an abort.
+        let size = self.clique_size()?;
+        let mut ranks = Vec::new();
+        ranks.try_reserve_exact(size).map_err(|_| PmiError::NoMem)?;
+        ranks.resize(size, 0);
+        self.clique_into(&mut ranks)?;
+        let mut text = Vec::new();
+        for (i, rank) in ranks.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            text.extend_from_slice(rank.to_string().as_bytes());
+        }
+        Ok(text)
     }
 
     pub fn put_node_attr(&mut self, name: &[u8], value: &[u8]) -> PmiResult<()> {
@@ -452,4 +478,16 @@ fn warn_mapping(text: &[u8], e: &MappingError) {
         "ignoring malformed PMI_process_mapping \"{}\" ({e}); the clique is this process alone",
         text.escape_ascii()
     ));
+}
+
+/// An attribute's value read as PMI-2's `...IntArray` calls read it: comma-separated
+/// `int`s; `PMI_FAIL`, traced, for anything else.
+pub fn int_list(text: &[u8]) -> PmiResult<Vec<i32>> {
+    parse_int_list(text, usize::MAX).ok_or_else(|| {
+        trace::line(format_args!(
+            "not a list of integers: \"{}\"",
+            text.escape_ascii()
+        ));
+        PmiError::Fail
+    })
 }

@@ -8,7 +8,6 @@
 //!
 //! A bare `PMI_KEY` with neither dash nor `=` is left to the program. The key is kept
 //! without its dashes; the value may be empty.
-#![forbid(unsafe_code)]
 
 /// One recognised option: its key and value, and how many arguments it took.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! The C fronts' one pointer toolbox: the panic boundary ([`guard`], with the front's
-//! table of return codes), C strings in, ints and strings out. Every export of `libpmi`
+//! The C fronts' one pointer toolbox: the panic boundary ([`boundary`], and [`guard`]
+//! with the front's table of return codes), C strings in, ints and strings out. Every export of `libpmi`
 //! and `libpmi2` converts its arguments here and nowhere else.
 
 use std::ffi::CStr;
@@ -72,20 +72,30 @@ pub fn guard(
     call: impl Fn(&mut fmt::Formatter<'_>) -> fmt::Result,
     body: impl FnOnce() -> PmiResult<()>,
 ) -> c_int {
-    let result = catch_unwind(AssertUnwindSafe(body));
+    // (None: the body panicked.)
+    let result = boundary(None, || Some(body()));
     let (code, name) = match &result {
-        Ok(Ok(())) => codes.success,
-        Ok(Err(e)) => codes.of(*e),
-        Err(_) => codes.of(PmiError::Fail),
+        Some(Ok(())) => codes.success,
+        Some(Err(e)) => codes.of(*e),
+        None => codes.of(PmiError::Fail),
     };
     if trace::enabled() {
         let call = Call(call);
         match &result {
-            Err(_) => trace::line(format_args!("{call} = {name} (internal error)")),
+            None => trace::line(format_args!("{call} = {name} (internal error)")),
             _ => trace::line(format_args!("{call} = {name}")),
         }
     }
     code
+}
+
+/// The panic boundary, the library's only one: run `body`, and should it panic, return
+/// `on_panic` instead of unwinding into C. Every export runs inside it: through
+/// [`guard`], or directly for the few that return no code of their API
+/// (`PMI2_Initialized`, the aborts).
+#[inline(always)]
+pub fn boundary<T>(on_panic: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(on_panic)
 }
 
 /// A call as `guard` traces it.

@@ -1,7 +1,6 @@
 //! A fast hasher for the client's records keyed by KVS keys (`store.rs`). The keys come from the local
 //! application, not from the network, so SipHash's resistance to chosen collisions buys
 //! nothing here, and it costs more than the rest of a cached get.
-#![forbid(unsafe_code)]
 
 use std::hash::Hasher;
 

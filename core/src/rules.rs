@@ -10,7 +10,6 @@
 //!   not end in ` found=TRUE` or ` found=FALSE` (taken for Hydra's field in a reply);
 //! - spawn fields (executable, arguments, info and preput values) follow the value rule,
 //!   and a request stays within what the servers take.
-#![forbid(unsafe_code)]
 
 use crate::api::{Api, Maxes};
 use crate::error::{PmiError, PmiResult};

@@ -4,7 +4,6 @@
 //! key as a `Vec` per key and value did. Each pair's lengths sit in the arena in front of
 //! it and the table holds only offsets, so a rank that reads every peer's business card
 //! touches few pages of memory (each new page is a page fault).
-#![forbid(unsafe_code)]
 
 use std::hash::Hasher;
 
@@ -30,7 +29,7 @@ const FIRST_SLOTS: usize = 16;
 
 /// Where a value lies in a [`Store`] (from [`Store::find`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Found(usize, usize);
+pub struct Slot(usize, usize);
 
 /// A key's hash, as a [`Store`] and a [`Recent`] use it.
 pub fn hash(key: &[u8]) -> u64 {
@@ -47,18 +46,19 @@ impl Store {
 
     /// Where the value stored under `key` is: a handle that borrows nothing, so a caller
     /// can test and then take the value with one lookup.
-    pub fn find(&self, key: &[u8]) -> Option<Found> {
+    pub fn find(&self, key: &[u8]) -> Option<Slot> {
         self.find_hashed(hash(key), key)
     }
 
     /// [`Store::find`] for a key whose [`hash`] the caller has.
-    pub fn find_hashed(&self, h: u64, key: &[u8]) -> Option<Found> {
+    pub fn find_hashed(&self, h: u64, key: &[u8]) -> Option<Slot> {
         let slot = self.slot_of(h, key)?;
         let (key_end, value_end) = self.record(self.slots[slot] - 1, key.len());
-        Some(Found(key_end, value_end))
+        Some(Slot(key_end, value_end))
     }
 
     /// The bytes the records take in the arena, headers included (not the table).
+    #[cfg(test)]
     pub fn arena_len(&self) -> usize {
         self.bytes.len()
     }
@@ -89,7 +89,7 @@ impl Store {
     }
 
     /// The value `find` located.
-    pub fn value(&self, at: Found) -> &[u8] {
+    pub fn value(&self, at: Slot) -> &[u8] {
         &self.bytes[at.0..at.1]
     }
 

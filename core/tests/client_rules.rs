@@ -6,10 +6,12 @@ use std::sync::{Arc, Mutex};
 
 use pmi_core::api::Maxes;
 use pmi_core::api::{Api, PMI2_MAXES};
-use pmi_core::backend::{Backend, Identity, SpawnCommand, Spawned};
-use pmi_core::client::{Client, GET_CACHE_BYTES};
+use pmi_core::client::Client;
 use pmi_core::error::{PmiError, PmiResult};
-use pmi_core::store::RECENT;
+use pmi_core::{Identity, SpawnCommand, Spawned};
+use pmi_testkit::core::Backend;
+use pmi_testkit::core::GET_CACHE_BYTES;
+use pmi_testkit::core::RECENT;
 
 /// What the fake answers for any key `card-*`: a business card of 60 bytes.
 const CARD: &[u8] = b"tcp://10.0.0.1:40000;ofi://fi_sockets/0a000001:9c40/000000000";
@@ -138,7 +140,7 @@ fn client_with(
         local,
         size,
     };
-    (Client::new(Box::new(fake), api), calls)
+    (pmi_testkit::core::client(Box::new(fake), api), calls)
 }
 
 fn calls(log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {

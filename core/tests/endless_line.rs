@@ -7,11 +7,11 @@ use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::thread;
 
-use pmi_core::backend::Identity;
-use pmi_core::backends::pmi1_backend;
-use pmi_core::conn::Conn;
 use pmi_core::error::PmiError;
-use pmi_core::wire::pmi1::MAX_LINE;
+use pmi_core::Identity;
+use pmi_testkit::core::pmi1_client;
+use pmi_testkit::core::wire::pmi1::MAX_LINE;
+use pmi_testkit::core::Connection as Conn;
 
 const SENT: usize = 32 << 20;
 
@@ -48,7 +48,7 @@ fn endless_line_fails_with_bounded_memory() {
         size: 1,
         spawned: false,
     };
-    let result = pmi1_backend::client(Conn::new(OwnedFd::from(client)), id, MAX_LINE);
+    let result = pmi1_client(Conn::new(OwnedFd::from(client)), id, MAX_LINE);
     assert_eq!(result.err(), Some(PmiError::Fail));
     let sent = writer.join().unwrap();
     let grown = peak_rss_kib() - before;

@@ -2,10 +2,8 @@
 //! process with `SIGPIPE`. This is its own test binary because it changes the process's
 //! `SIGPIPE` disposition, which would affect every other test sharing the process.
 
-mod common;
-
-use common::*;
 use pmi_core::error::PmiError;
+use pmi_testkit::scripted::*;
 
 #[test]
 fn write_after_server_closed_is_fail_not_sigpipe() {

@@ -50,7 +50,7 @@ fn c_layout() -> BTreeMap<String, usize> {
 #[test]
 fn layouts_match_the_real_pmix_h() {
     let c = c_layout();
-    let ours = pmi_core::backends::pmix_lib::abi_layout();
+    let ours = pmi_testkit::core::pmix_abi_layout();
     assert_eq!(ours.len(), c.len(), "the same entries on both sides");
     for (name, value) in ours {
         assert_eq!(c.get(name), Some(&value), "{name}");
@@ -65,8 +65,8 @@ fn attribute_names_are_the_headers() {
         .expect("an -I from pkg-config");
     let header = std::fs::read_to_string(format!("{include}/pmix_common.h")).unwrap();
     let sources = [
-        include_str!("../src/backends/pmix_backend.rs"),
-        include_str!("../src/backends/pmix_lib.rs"),
+        include_str!("../src/backends/pmix/mod.rs"),
+        include_str!("../src/backends/pmix/calls.rs"),
     ]
     .concat();
     for (macro_name, value) in [

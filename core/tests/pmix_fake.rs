@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pmi_core::api::Api;
-use pmi_core::backend::SpawnCommand;
 use pmi_core::error::PmiError;
-use pmi_core::{session, state};
+use pmi_core::lifecycle;
+use pmi_core::SpawnCommand;
 
 /// A fresh directory with the fake built in it, for the test `name`.
 fn fake_in(name: &str) -> (PathBuf, PathBuf) {
@@ -73,7 +73,7 @@ fn the_pmix_backend_over_a_fake_libpmix() {
     std::env::set_var("FAKE_PMIX_SIZE", "2");
     std::env::set_var("FAKE_PMIX_PEER_DIR", "-\n6:card-1=5:hello8:big-card");
 
-    let id = session::init(Api::Pmi1, "PMI_Init").expect("init");
+    let id = lifecycle::init(Api::Pmi1, "PMI_Init").expect("init");
     assert_eq!((id.rank, id.size, id.spawned), (0, 2, false));
     // The data store is the one the server offers: the library sets nothing.
     assert_eq!(std::env::var_os("PMIX_MCA_gds"), None);
@@ -84,7 +84,7 @@ fn the_pmix_backend_over_a_fake_libpmix() {
         "{init:?}"
     );
 
-    state::with_client(|c| {
+    lifecycle::with_client(|c| {
         assert_eq!(c.kvsname(), Ok(&b"fake-ns"[..]));
         assert_eq!(c.universe_size(), Ok(4));
         assert_eq!(c.appnum(), Ok(0));
@@ -199,7 +199,7 @@ fn the_pmix_backend_over_a_fake_libpmix() {
     .unwrap();
 
     // Finalize: a fence without data, then PMIx_Finalize.
-    assert_eq!(session::finalize(), Ok(()));
+    assert_eq!(lifecycle::finalize(), Ok(()));
     let end = calls(&log);
     let fence = end.iter().position(|l| l.starts_with("fence "));
     let finalize = end.iter().position(|l| l.starts_with("finalize"));
@@ -215,18 +215,18 @@ fn abort_helper() {
     let Ok(mode) = std::env::var("FAKE_ABORT") else {
         return;
     };
-    let started = session::init(Api::Pmi1, "PMI_Init");
+    let started = lifecycle::init(Api::Pmi1, "PMI_Init");
     if mode == "init" {
         // The bound ends the process before init returns.
         std::process::exit(4);
     }
     started.expect("init");
     if mode == "fence" {
-        assert_eq!(state::with_client(|c| c.barrier()), Err(PmiError::Fail));
+        assert_eq!(lifecycle::with_client(|c| c.barrier()), Err(PmiError::Fail));
         std::process::exit(3);
     }
     let whole_job = mode == "job";
-    session::abort(7, b"", c"bye".as_ptr(), b"", whole_job);
+    pmi_testkit::core::send_abort(Api::Pmi1, 7, b"", c"bye".as_ptr(), whole_job);
     // The server took the abort: its bound is lifted, no alarm is left to end the exit.
     // SAFETY: alarm takes no pointer.
     let left = unsafe { libc::alarm(0) };

@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use pmi_core::api::Api;
-use pmi_core::session;
+use pmi_core::lifecycle;
 
 /// The helper: `PMI_Init` under the environment the test gave, its outcome on stdout.
 /// Does nothing unless started with `PMIX_BOUND_HELPER` set.
@@ -21,7 +21,7 @@ fn init_helper() {
     if std::env::var_os("PMIX_BOUND_HELPER").is_none() {
         return;
     }
-    match session::init(Api::Pmi1, "PMI_Init") {
+    match lifecycle::init(Api::Pmi1, "PMI_Init") {
         Ok(id) => println!("init ok: rank {} of {}", id.rank, id.size),
         Err(e) => println!("init failed: {e:?}"),
     }

@@ -4,7 +4,7 @@
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use pmi_core::conn::Conn;
+use pmi_testkit::core::Connection as Conn;
 
 /// A TCP port on 127.0.0.1 that listens with a backlog of 0 and never accepts, its
 /// queue filled; the socket (keep it open) and the port.

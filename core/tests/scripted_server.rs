@@ -1,18 +1,16 @@
 //! The safe client against a scripted PMI-1 server: what goes on the wire, what each
 //! reply is turned into, and how the connection survives (or does not) bad replies.
 
-mod common;
-
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use common::*;
 use pmi_core::api::{Maxes, DEFAULT_MAXES};
-use pmi_core::backend::Identity;
-use pmi_core::backends::pmi1_backend;
 use pmi_core::client::Client;
 use pmi_core::error::PmiError;
-use pmi_core::wire::pmi1::{CLAMP_VAL_MAX, MAX_LINE};
+use pmi_core::Identity;
+use pmi_testkit::core::pmi1_client;
+use pmi_testkit::core::wire::pmi1::{CLAMP_VAL_MAX, MAX_LINE};
+use pmi_testkit::scripted::*;
 
 /// The transcript of a client that did the standard handshake, then sent `rest`.
 fn after_handshake(rest: &[&[u8]]) -> Vec<u8> {
@@ -1036,7 +1034,7 @@ fn a_server_that_reads_1024_byte_requests_gets_no_longer_put() {
         .then(kvsname())
         .exchange(put_request("k", &fits), "cmd=put_result rc=0\n");
     let (stream, server) = serve(script);
-    let mut client = pmi1_backend::client(conn(stream), ID, 1024).expect("init");
+    let mut client = pmi1_client(conn(stream), ID, 1024).expect("init");
     assert_eq!(client.maxes().value, 1024);
     let kvs = client.kvsname().expect("kvsname").to_vec();
     let too_long = "v".repeat(1024 - 53);
@@ -1086,7 +1084,7 @@ fn barrier_times_out(script: Script, under: Duration) -> (Client, JoinHandle<Vec
     let (stream, server) = serve(script);
     let mut c = conn(stream);
     c.set_timeout(Some(1));
-    let mut client = pmi1_backend::client(c, ID, MAX_LINE).expect("init");
+    let mut client = pmi1_client(c, ID, MAX_LINE).expect("init");
     let start = Instant::now();
     assert_eq!(client.barrier(), Err(PmiError::Fail));
     let took = start.elapsed();

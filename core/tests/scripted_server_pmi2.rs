@@ -3,16 +3,14 @@
 //! caller's arguments meet before anything is sent, and how the connection survives (or
 //! does not) bad replies.
 
-mod common;
-
 use std::thread::JoinHandle;
 
-use common::*;
 use pmi_core::api::Api;
-use pmi_core::backend::{SpawnCommand, Spawned};
-use pmi_core::backends::pmi2_backend::Pmi2Wire;
 use pmi_core::client::Client;
 use pmi_core::error::{PmiError, PmiResult};
+use pmi_core::{SpawnCommand, Spawned};
+use pmi_testkit::core::Pmi2Wire;
+use pmi_testkit::scripted::*;
 
 const INIT2_REQUEST: &[u8] = b"cmd=init pmi_version=2 pmi_subversion=0\n";
 const INIT2_REPLY: &[u8] = b"cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n";
@@ -40,7 +38,7 @@ fn jobid() -> Script {
 fn init2(rest: Script) -> (PmiResult<Client>, JoinHandle<Vec<u8>>) {
     let (stream, server) = serve(handshake2().then(rest));
     let client = Pmi2Wire::init(conn(stream), Some(1), None, false)
-        .map(|wire| Client::new(Box::new(wire), Api::Pmi2));
+        .map(|wire| pmi_testkit::core::client(Box::new(wire), Api::Pmi2));
     (client, server)
 }
 
@@ -334,7 +332,7 @@ fn the_ring_is_asked_only_of_slurm() {
             .exchange_frames(fullinit, FULLINIT_REPLY),
     );
     let wire = Pmi2Wire::init(conn(stream), Some(1), Some(b"7.0"), false).expect("init");
-    let mut client = Client::new(Box::new(wire), Api::Pmi2);
+    let mut client = pmi_testkit::core::client(Box::new(wire), Api::Pmi2);
     assert_eq!(client.ring(b"v").err(), Some(PmiError::Fail));
     drop(client);
     finish(server);
@@ -349,7 +347,7 @@ fn the_ring_is_asked_only_of_slurm() {
             ),
     );
     let wire = Pmi2Wire::init(conn(stream), Some(1), Some(b"7.0"), true).expect("init");
-    let mut client = Client::new(Box::new(wire), Api::Pmi2);
+    let mut client = pmi_testkit::core::client(Box::new(wire), Api::Pmi2);
     assert_eq!(client.ring(b"v"), Ok((1, 2, b"l".to_vec(), b"r".to_vec())));
     drop(client);
     finish(server);

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pmi_core::mapping::Mapping;
+use pmi_core::testkit::Mapping;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 8 {

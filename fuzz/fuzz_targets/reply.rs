@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pmi_core::pmi1_codec::{self as wire, Reply};
+use pmi_core::testkit::wire::parse_int_list;
+use pmi_core::testkit::wire::pmi1::Reply;
 
 fuzz_target!(|data: &[u8]| {
     let reply = Reply::new(data);
@@ -14,12 +15,11 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = reply.rc();
     let _ = reply.int(b"size");
-    let mut errors = [0i32; 8];
     if let Some(codes) = reply.field(b"errcodes") {
-        let _ = wire::parse_errcodes(codes, &mut errors);
+        let _ = parse_int_list(codes, 8);
     }
     // Whatever passes the value rules survives a round trip through a get reply.
-    if pmi_core::rules::Api::Pmi1.check_value(data, 1 << 20).is_ok() && !data.ends_with(b" found=TRUE") && !data.ends_with(b" found=FALSE") {
+    if pmi_core::api::Api::Pmi1.check_value(data, 1 << 20).is_ok() && !data.ends_with(b" found=TRUE") && !data.ends_with(b" found=FALSE") {
         let mut line = b"cmd=get_result rc=0 msg=success value=".to_vec();
         line.extend_from_slice(data);
         assert_eq!(Reply::new(&line).value(), Some(data.strip_suffix(b"\r").unwrap_or(data)));

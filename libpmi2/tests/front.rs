@@ -3,19 +3,16 @@
 //! sent, outputs are written only on success. Its own test binary: the library's state is
 //! process-wide.
 
-#[path = "../../core/tests/common/mod.rs"]
-mod common;
-
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 use std::ptr::{null, null_mut};
 
-use common::*;
 use pmi2::api::info::{PMI2_Info_GetJobAttr, PMI2_Info_PutNodeAttr, PMI2_Job_GetId};
 use pmi2::api::kvs::{PMI2_KVS_Fence, PMI2_KVS_Get, PMI2_KVS_Put};
 use pmi2::api::lifecycle::{PMI2_Finalize, PMI2_Init, PMI2_Initialized};
 use pmi2::api::names::PMI2_Nameserv_publish;
 use pmi2::codes::*;
+use pmi_testkit::scripted::*;
 
 fn c(s: &str) -> CString {
     CString::new(s).unwrap()

@@ -14,11 +14,10 @@ use std::time::Instant;
 
 use pmi_core::api::Api;
 use pmi_core::api::Maxes;
-use pmi_core::backends::pmix_lib;
 use pmi_core::client::Client;
-use pmi_core::env::Launch;
 use pmi_core::error::{PmiError, PmiResult};
-use pmi_core::{session, state, trace};
+use pmi_core::launch::{self, Launch};
+use pmi_core::{lifecycle, trace};
 
 /// How many peers each rank reads in the timed round: the next ones after it, so that a
 /// large job costs each rank a bounded number of gets.
@@ -107,32 +106,16 @@ fn host_name() -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-/// Which launcher set this process's variables, as far as they say.
-fn launcher_named(lookup: &dyn Fn(&str) -> Option<OsString>) -> Option<&'static str> {
-    // The launchers that run inside others' jobs first: `prterun` or a Flux instance
-    // started in a Slurm step sees the step's variables too.
-    [
-        ("MPI_LOCALNRANKS", "Hydra"),
-        ("PRTE_LAUNCHED", "PRRTE"),
-        ("OMPI_COMM_WORLD_SIZE", "Open MPI's mpirun"),
-        ("FLUX_JOB_ID", "Flux"),
-        ("SLURM_STEP_ID", "Slurm's srun"),
-    ]
-    .iter()
-    .find(|(var, _)| lookup(var).is_some())
-    .map(|&(_, name)| name)
-}
-
 /// The server this process was given, in words.
 fn server(launch: &Result<Launch, String>, lookup: &dyn Fn(&str) -> Option<OsString>) -> String {
-    let by = launcher_named(lookup)
-        .map(|l| format!(", launcher {l}"))
+    let by = launch::launchers::named(lookup)
+        .map(|l| format!(", launcher {}", l.name))
         .unwrap_or_default();
     match launch {
         Ok(Launch::Fd(job)) => format!("PMI_FD {}{by}", job.fd),
         Ok(Launch::Port(port)) => format!("PMI_PORT {}:{}{by}", port.host, port.port),
         Ok(Launch::Pmix(found)) => {
-            let lib = pmix_lib::loaded()
+            let lib = lifecycle::pmix_library()
                 .map(|(path, version)| format!(", client library {path} ({version})"))
                 .unwrap_or_default();
             format!("PMIx server ({}){lib}{by}", found.why)
@@ -311,13 +294,13 @@ fn probe(opts: &Options) -> Report {
         ..Report::default()
     };
     // The launch PMI_Init takes (an outer job's PMI_FD set aside, as it does).
-    let (launch, _) = session::launch_from(&lookup);
+    let launch = launch::decide(&lookup).launch;
     let call = match opts.api {
         Api::Pmi1 => "PMI_Init",
         Api::Pmi2 => "PMI2_Init",
     };
     let t = Instant::now();
-    let id = match session::init(opts.api, call) {
+    let id = match lifecycle::init(opts.api, call) {
         Ok(id) => id,
         Err(e) => {
             report.server = server(&launch, &lookup);
@@ -332,7 +315,7 @@ fn probe(opts: &Options) -> Report {
     report.size = Some(id.size);
     let host = report.host.clone();
     let api = opts.api;
-    let ran = state::with_client(|c| {
+    let ran = lifecycle::with_client(|c| {
         report.backend = Some(c.backend_name());
         facts(c, api, &mut report);
         match round(c, api, id.rank, id.size, &host) {
@@ -352,7 +335,7 @@ fn probe(opts: &Options) -> Report {
     if let Err(e) = ran {
         failed(&mut report, "client", e);
     }
-    if let Err(e) = session::finalize() {
+    if let Err(e) = lifecycle::finalize() {
         failed(&mut report, "finalize", e);
     }
     let round_ok = report.round.as_ref().is_some_and(|r| r.got == r.expected);

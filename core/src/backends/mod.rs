@@ -1,28 +1,26 @@
-//! The four backends, and the one place that chooses among them ([`start`]):
+//! The four backends, and [`start`], which starts the one `launch::decide` named:
 //!
-//! - [`pmi1_backend::Pmi1Wire`]: the PMI-1.1 wire protocol to a process manager on
+//! - [`pmi1::Pmi1Wire`]: the PMI-1.1 wire protocol to a process manager on
 //!   `PMI_FD` or `PMI_PORT` (Hydra, Slurm's pmi2 plugin, Flux), for `libpmi.so.0`;
-//! - [`pmi2_backend::Pmi2Wire`]: the PMI-2 wire protocol on the same fd, for
+//! - [`pmi2::Pmi2Wire`]: the PMI-2 wire protocol on the same fd, for
 //!   `libpmi2.so.0`;
-//! - [`pmix_backend::Pmix`]: a PMIx server (Open MPI's `prterun`, `srun --mpi=pmix`)
-//!   through the PMIx client library, loaded at run time ([`pmix_lib`]);
-//! - [`singleton_backend::Singleton`]: no process manager at all, a true singleton.
+//! - [`pmix::Pmix`]: a PMIx server (Open MPI's `prterun`, `srun --mpi=pmix`)
+//!   through the PMIx client library, loaded at run time ([`pmix::calls`]);
+//! - [`singleton::Singleton`]: no process manager at all, a true singleton.
 //!
 //! Each implements `backend::Backend`; the rules every backend shares (argument
 //! validation, the put-once rule, what is cached, the clique) live in `client`.
-#![deny(unsafe_code)]
 
-pub mod pmi1_backend;
-pub mod pmi2_backend;
-pub mod pmix_backend;
-pub mod pmix_lib;
-pub mod pmix_watch;
-pub mod singleton_backend;
+pub mod pmi1;
+pub mod pmi2;
+pub mod pmix;
+pub mod singleton;
 
 use crate::api::{Api, Op};
 use crate::backend::Backend;
-use crate::env::Launch;
 use crate::error::PmiResult;
+use crate::launch::Launch;
+use crate::loader;
 use crate::trace;
 
 /// Why a statically linked program cannot have the PMIx backend.
@@ -38,8 +36,8 @@ fn wire_name(api: Api) -> &'static str {
     }
 }
 
-/// Start the backend the environment asks for: the one place the choice is made.
-/// `timeout` bounds each reply on the wire (`PMI_TIMEOUT`).
+/// Start the backend for `launch` (`launch::decide` chose it). `timeout` bounds each
+/// reply on the wire (`PMI_TIMEOUT`).
 pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dyn Backend>> {
     let init = api.call(Op::Init);
     let backend: Box<dyn Backend> = match launch {
@@ -53,8 +51,8 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
                 job.size
             ));
             match api {
-                Api::Pmi1 => Box::new(pmi1_backend::Pmi1Wire::from_fd(&job, timeout)?),
-                Api::Pmi2 => Box::new(pmi2_backend::Pmi2Wire::from_fd(&job, timeout)?),
+                Api::Pmi1 => Box::new(pmi1::Pmi1Wire::from_fd(&job, timeout)?),
+                Api::Pmi2 => Box::new(pmi2::Pmi2Wire::from_fd(&job, timeout)?),
             }
         }
         Launch::Port(port) => {
@@ -66,8 +64,8 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
                 port.id
             ));
             let backend: Box<dyn Backend> = match api {
-                Api::Pmi1 => Box::new(pmi1_backend::Pmi1Wire::from_port(&port, timeout)?),
-                Api::Pmi2 => Box::new(pmi2_backend::Pmi2Wire::from_port(&port, timeout)?),
+                Api::Pmi1 => Box::new(pmi1::Pmi1Wire::from_port(&port, timeout)?),
+                Api::Pmi2 => Box::new(pmi2::Pmi2Wire::from_port(&port, timeout)?),
             };
             trace::set_rank(i64::from(backend.identity().rank));
             backend
@@ -79,16 +77,16 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
                 found.why
             ));
             // (A program linked with -static cannot load one.)
-            let loaded = if pmix_lib::statically_linked() {
+            let loaded = if loader::statically_linked() {
                 Err(STATIC_PROGRAM.to_string())
             } else {
-                pmix_backend::load(&found).map_err(|tried| {
+                pmix::load(&found).map_err(|tried| {
                     format!("tried {tried}; set PMI_PMIX_LIBRARY to the path of libpmix.so.2")
                 })
             };
             match loaded {
                 Ok(lib) => {
-                    let pmix = pmix_backend::Pmix::start(lib, &found, timeout, api)?;
+                    let pmix = pmix::Pmix::start(lib, &found, timeout, api)?;
                     trace::set_rank(i64::from(pmix.identity().rank));
                     Box::new(pmix)
                 }
@@ -100,7 +98,7 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
                          launcher says this job has one process: singleton mode",
                         found.why
                     ));
-                    Box::new(singleton_backend::Singleton::new(api))
+                    Box::new(singleton::Singleton::new(api))
                 }
                 Err(why) => {
                     return Err(trace::fatal(format_args!(
@@ -115,7 +113,7 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
             trace::line(format_args!(
                 "{init}: no PMI_FD, PMI_PORT or PMIx server: singleton mode"
             ));
-            Box::new(singleton_backend::Singleton::new(api))
+            Box::new(singleton::Singleton::new(api))
         }
     };
     Ok(backend)

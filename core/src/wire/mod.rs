@@ -6,7 +6,6 @@
 //!   ([`Framing`]), RFC 13's integers, and what a spawn request carries;
 //! - [`pmi1`]: the PMI-1.1 line format (`cmd=put kvsname=.. key=.. value=..\n`);
 //! - [`pmi2`]: the PMI-2 frame format (`     NNcmd=kvs-put;key=..;value=..;`).
-#![forbid(unsafe_code)]
 
 pub mod pmi1;
 pub mod pmi2;

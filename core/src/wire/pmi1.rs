@@ -1,6 +1,5 @@
 //! The PMI-1.1 wire format, pure: request lines out, reply lines in (what a caller may
 //! put in them is `rules`, which takes this format's tokens from here).
-#![forbid(unsafe_code)]
 
 use super::{format_int, parse_int, Framing, IntDigits, Scan, SpawnCommand};
 use crate::error::{PmiError, PmiResult};

@@ -3,7 +3,6 @@
 //! command and reply is framed as six ASCII characters giving the length (left-justified,
 //! blank-padded, as MPICH and Slurm write it) followed by that many bytes of
 //! `cmd=name;key=value;...;`, where a `;` inside a key or a value is doubled.
-#![forbid(unsafe_code)]
 
 use super::{format_int, parse_int, Framing, IntDigits, Scan};
 use crate::error::{PmiError, PmiResult};
@@ -33,12 +32,6 @@ fn find_frame(bytes: &[u8]) -> Scan {
     let end = LEN_DIGITS + len;
     Ok((bytes.len() >= end).then_some((LEN_DIGITS..end, end)))
 }
-
-/// What PMI-2's header promises: `PMI2_MAX_KEYLEN`, `PMI2_MAX_VALLEN`,
-/// `PMI2_MAX_ATTRVALUE` (NUL included).
-pub const MAX_KEYLEN: usize = 64;
-pub const MAX_VALLEN: usize = 1024;
-pub const MAX_ATTRVALUE: usize = 1024;
 
 /// Build one framed command: `encode(buf, "kvs-put", &[("key", k), ("value", v)])` gives
 /// `     NNcmd=kvs-put;key=k;value=v;` with every `;` in a key or value doubled.
@@ -106,6 +99,7 @@ pub struct Command {
 impl Command {
     /// Parse `cmd=name;key=value;...;`. A field without `=` or a missing final `;` is an
     /// error; so is a command that does not start with `cmd=`.
+    #[cfg(any(test, feature = "test-kit"))]
     pub fn parse(text: &[u8]) -> Option<Command> {
         let mut command = Command::default();
         command.parse_from(text).then_some(command)
@@ -202,16 +196,6 @@ impl Command {
             .iter()
             .map(|&(k, e, v)| (&self.data[k..e], &self.data[e..v]))
     }
-}
-
-/// Keys of the PMI-2 wire: `[-_A-Za-z0-9]{1,64}` (the wiki's regular expression). The
-/// library is more lenient for KVS keys (any bytes but NUL, `;` doubled) and checks
-/// lengths against `PMI2_MAX_KEYLEN`.
-pub fn is_wire_key(key: &[u8]) -> bool {
-    (1..=MAX_KEYLEN).contains(&key.len())
-        && key
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// `cmd=abort;isworld=TRUE|FALSE;msg=..;` framed into `buf` without allocating (PMI2_Abort

@@ -3,7 +3,7 @@
 use libc::c_int;
 
 use crate::codes::guard;
-use pmi_core::{ffi, state};
+use pmi_core::{ffi, lifecycle};
 
 /// Set `*size` to the number of processes in this process group (`PMI_SIZE`). No
 /// traffic.
@@ -20,7 +20,7 @@ pub unsafe extern "C" fn PMI_Get_size(size: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(size) }?;
-            out.set(state::rank_and_size()?.1);
+            out.set(lifecycle::rank_and_size()?.1);
             Ok(())
         },
     )
@@ -40,7 +40,7 @@ pub unsafe extern "C" fn PMI_Get_rank(rank: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(rank) }?;
-            out.set(state::rank_and_size()?.0);
+            out.set(lifecycle::rank_and_size()?.0);
             Ok(())
         },
     )
@@ -62,7 +62,7 @@ pub unsafe extern "C" fn PMI_Get_universe_size(size: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(size) }?;
-            out.set(state::with_client(|c| c.universe_size())?);
+            out.set(lifecycle::with_client(|c| c.universe_size())?);
             Ok(())
         },
     )
@@ -84,7 +84,7 @@ pub unsafe extern "C" fn PMI_Get_appnum(appnum: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(appnum) }?;
-            out.set(state::with_client(|c| c.appnum())?);
+            out.set(lifecycle::with_client(|c| c.appnum())?);
             Ok(())
         },
     )
@@ -107,7 +107,7 @@ pub unsafe extern "C" fn PMI_Get_clique_size(size: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(size) }?;
-            let n = state::with_client(|c| c.clique_size())?;
+            let n = lifecycle::with_client(|c| c.clique_size())?;
             // A clique too large for an int (a PMI_SIZE past 2^31 cannot be set anyway).
             out.set(c_int::try_from(n).map_err(|_| pmi_core::error::PmiError::Fail)?);
             Ok(())
@@ -132,7 +132,7 @@ pub unsafe extern "C" fn PMI_Get_clique_ranks(ranks: *mut c_int, length: c_int) 
             // SAFETY: the caller passes NULL or `length` writable ints, and they are the
             // call's only pointer.
             let out = unsafe { ffi::out_ints(ranks, length)?.into_slice() };
-            state::with_client(|c| c.clique_into(out).map(drop))
+            lifecycle::with_client(|c| c.clique_into(out).map(drop))
         },
     )
 }

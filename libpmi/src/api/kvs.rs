@@ -8,7 +8,7 @@ use crate::codes::guard;
 use pmi_core::api::{Maxes, DEFAULT_MAXES};
 use pmi_core::error::PmiError;
 use pmi_core::ffi;
-use pmi_core::state;
+use pmi_core::lifecycle;
 
 /// A NULL argument of `PMI_KVS_Put` or `PMI_KVS_Get` as RFC 13 names it, by the argument
 /// (`PMI_ERR_INVALID_KVS`, `_KEY`, `_VAL`: the RFC lists no `PMI_ERR_INVALID_ARG` for
@@ -27,7 +27,7 @@ unsafe fn write_kvsname(call: &str, buf: *mut c_char, length: c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or `length` writable bytes.
             let out = unsafe { ffi::out_str(buf, length) }?;
-            state::with_client(|c| out.write(c.kvsname()?))
+            lifecycle::with_client(|c| out.write(c.kvsname()?))
         },
     )
 }
@@ -81,10 +81,10 @@ unsafe fn write_max(call: &str, length: *mut c_int, pick: fn(Maxes) -> usize) ->
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(length) }?;
-            let maxes = if state::forked() {
+            let maxes = if lifecycle::forked() {
                 DEFAULT_MAXES
             } else {
-                state::maxes().unwrap_or(DEFAULT_MAXES)
+                lifecycle::maxes().unwrap_or(DEFAULT_MAXES)
             };
             out.set(pick(maxes) as c_int);
             Ok(())
@@ -183,7 +183,7 @@ pub unsafe extern "C" fn PMI_KVS_Put(
                     named(ffi::bytes_in(value), PmiError::InvalidVal)?,
                 )
             };
-            state::with_client(|c| c.put(kvsname, key, value))
+            lifecycle::with_client(|c| c.put(kvsname, key, value))
         },
     )
 }
@@ -208,7 +208,7 @@ pub unsafe extern "C" fn PMI_KVS_Commit(kvsname: *const c_char) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a NUL-terminated string.
             let kvsname = unsafe { ffi::bytes_in(kvsname) }?;
-            state::with_client(|c| c.commit(kvsname))
+            lifecycle::with_client(|c| c.commit(kvsname))
         },
     )
 }
@@ -252,7 +252,7 @@ pub unsafe extern "C" fn PMI_KVS_Get(
                     named(ffi::out_str(value, length), PmiError::InvalidVal)?,
                 )
             };
-            state::with_client(|c| out.write(c.get(kvsname, key)?))
+            lifecycle::with_client(|c| out.write(c.get(kvsname, key)?))
         },
     )
 }
@@ -267,7 +267,7 @@ pub unsafe extern "C" fn PMI_KVS_Get(
 pub extern "C" fn PMI_Barrier() -> c_int {
     guard(
         |f| f.write_str("PMI_Barrier()"),
-        || state::with_client(|c| c.barrier()),
+        || lifecycle::with_client(|c| c.barrier()),
     )
 }
 
@@ -286,7 +286,9 @@ pub unsafe extern "C" fn PMI_KVS_Create(kvsname: *mut c_char, length: c_int) -> 
         || {
             // SAFETY: the caller passes NULL or `length` writable bytes.
             unsafe { ffi::out_str(kvsname, length) }?;
-            state::with_client(|_| Err(unsupported("PMI_KVS_Create", "no create_kvs in PMI-1.1")))
+            lifecycle::with_client(|_| {
+                Err(unsupported("PMI_KVS_Create", "no create_kvs in PMI-1.1"))
+            })
         },
     )
 }
@@ -310,7 +312,9 @@ pub unsafe extern "C" fn PMI_KVS_Destroy(kvsname: *const c_char) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a NUL-terminated string.
             unsafe { ffi::bytes_in(kvsname) }?;
-            state::with_client(|_| Err(unsupported("PMI_KVS_Destroy", "no destroy_kvs in PMI-1.1")))
+            lifecycle::with_client(|_| {
+                Err(unsupported("PMI_KVS_Destroy", "no destroy_kvs in PMI-1.1"))
+            })
         },
     )
 }
@@ -344,7 +348,7 @@ unsafe fn iterate(
                 ffi::out_str(val, val_len)?;
                 ffi::bytes_in(kvsname)?
             };
-            state::with_client(|c| {
+            lifecycle::with_client(|c| {
                 c.check_kvsname(kvsname)?;
                 Err::<(), PmiError>(unsupported(call, "no getbyidx in PMI-1.1"))
             })

@@ -5,8 +5,7 @@ use libc::{c_char, c_int};
 use crate::api::PMI_BOOL;
 use crate::codes::{guard, PMI_FALSE, PMI_TRUE};
 use pmi_core::api::Api;
-use pmi_core::wire::pmi1::abort_line;
-use pmi_core::{ffi, session, trace};
+use pmi_core::{ffi, lifecycle};
 
 /// Initialize the PMI library for this process. With `PMI_FD` (and `PMI_RANK`,
 /// `PMI_SIZE`, `PMI_SPAWNED`): talk to the process manager on that socket (`init`, then
@@ -33,7 +32,7 @@ pub unsafe extern "C" fn PMI_Init(spawned: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(spawned) }?;
-            let id = session::init(Api::Pmi1, "PMI_Init")?;
+            let id = lifecycle::init(Api::Pmi1, "PMI_Init")?;
             out.set(if id.spawned { PMI_TRUE } else { PMI_FALSE });
             Ok(())
         },
@@ -55,7 +54,7 @@ pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(initialized) }?;
             // A forked child is not initialized: the connection is its parent's.
-            let ready = session::initialized()?;
+            let ready = lifecycle::initialized()?;
             out.set(if ready { PMI_TRUE } else { PMI_FALSE });
             Ok(())
         },
@@ -69,7 +68,7 @@ pub unsafe extern "C" fn PMI_Initialized(initialized: *mut PMI_BOOL) -> c_int {
 /// did not acknowledge (the library is finalized all the same).
 #[unsafe(no_mangle)]
 pub extern "C" fn PMI_Finalize() -> c_int {
-    guard(|f| f.write_str("PMI_Finalize()"), session::finalize)
+    guard(|f| f.write_str("PMI_Finalize()"), lifecycle::finalize)
 }
 
 /// Abort the whole job: print `error_msg` (NULL allowed) on stderr, send
@@ -84,20 +83,5 @@ pub extern "C" fn PMI_Finalize() -> c_int {
 pub unsafe extern "C" fn PMI_Abort(exit_code: c_int, error_msg: *const c_char) -> c_int {
     // SAFETY: the caller passes NULL or a NUL-terminated string.
     let message = unsafe { ffi::bytes_in(error_msg) }.unwrap_or_default();
-    // Nothing on this path allocates or waits for a lock (PMI_Abort is called from
-    // signal handlers) until the final exit(), which runs the program's atexit handlers
-    // as MPICH's PMI_Abort does.
-    trace::line(format_args!(
-        "PMI_Abort({exit_code}, \"{}\"{})",
-        message[..message.len().min(256)].escape_ascii(),
-        if message.len() > 256 { "..." } else { "" }
-    ));
-    let _ = std::panic::catch_unwind(|| abort(exit_code, message, error_msg));
-    std::process::exit(exit_code)
-}
-
-fn abort(code: c_int, message: &[u8], raw_message: *const c_char) {
-    let mut buf = [0u8; 64];
-    let line = abort_line(&mut buf, code);
-    session::abort(code, message, raw_message, line, true);
+    lifecycle::abort(Api::Pmi1, exit_code, message, error_msg, true, exit_code)
 }

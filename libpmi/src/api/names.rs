@@ -4,7 +4,7 @@ use libc::{c_char, c_int};
 
 use crate::codes::guard;
 use pmi_core::api::PORT_MAX;
-use pmi_core::{ffi, state};
+use pmi_core::{ffi, lifecycle};
 
 /// Publish `port` under the name `service_name` (`publish_name`, one round trip).
 /// Both are RFC 13 words: no spaces, no `=`, no control characters; `port` is at most
@@ -31,7 +31,7 @@ pub unsafe extern "C" fn PMI_Publish_name(
         || {
             // SAFETY: the caller passes NULL or NUL-terminated strings.
             let (service, port) = unsafe { (ffi::bytes_in(service_name)?, ffi::bytes_in(port)?) };
-            state::with_client(|c| c.publish_name(service, port))
+            lifecycle::with_client(|c| c.publish_name(service, port))
         },
     )
 }
@@ -55,7 +55,7 @@ pub unsafe extern "C" fn PMI_Unpublish_name(service_name: *const c_char) -> c_in
         || {
             // SAFETY: the caller passes NULL or a NUL-terminated string.
             let service = unsafe { ffi::bytes_in(service_name) }?;
-            state::with_client(|c| c.unpublish_name(service))
+            lifecycle::with_client(|c| c.unpublish_name(service))
         },
     )
 }
@@ -86,7 +86,7 @@ pub unsafe extern "C" fn PMI_Lookup_name(service_name: *const c_char, port: *mut
             let service = unsafe { ffi::bytes_in(service_name) }?;
             // SAFETY: the caller passes NULL or a buffer of PORT_MAX bytes.
             let out = unsafe { ffi::out_str(port, PORT_MAX as c_int) }?;
-            state::with_client(|c| out.write(c.lookup_name(service)?))
+            lifecycle::with_client(|c| out.write(c.lookup_name(service)?))
         },
     )
 }

@@ -4,9 +4,9 @@ use libc::{c_char, c_int};
 
 use crate::api::PMI_keyval_t;
 use crate::codes::guard;
-use pmi_core::backend::SpawnCommand;
 use pmi_core::error::{PmiError, PmiResult};
-use pmi_core::{ffi, state};
+use pmi_core::SpawnCommand;
+use pmi_core::{ffi, lifecycle};
 
 /// Spawn processes into a new process group: for each command `i` of `count`, up to
 /// `maxprocs[i]` copies of `cmds[i]` with the NULL-terminated arguments `argvs[i]`
@@ -102,7 +102,7 @@ pub unsafe extern "C" fn PMI_Spawn_multiple(
             // Written only once the codes are known: not while the strings are borrowed
             // (C may pass overlapping arrays), and not on failure.
             let errors = unsafe { ffi::out_ints(errors, total) }?;
-            let spawned = state::with_client(|c| c.spawn(&commands, &preput))?;
+            let spawned = lifecycle::with_client(|c| c.spawn(&commands, &preput))?;
             errors.write_padded(&spawned.codes)
         },
     )

@@ -7,9 +7,7 @@
 
 #![allow(dead_code)]
 
-#[path = "../../../core/tests/common/mod.rs"]
-mod common;
-
+use pmi_testkit::scripted as common;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;

@@ -1,12 +1,10 @@
 //! What the job and the node are: `PMI2_Job_GetId`, `_GetRank`, `PMI2_Info_GetSize`, the job
 //! and node attributes; `PMI2_Job_Connect`/`_Disconnect` (not supported).
 
-use std::fmt::Write as _;
-
 use libc::{c_char, c_int};
 
 use pmi_core::error::{PmiError, PmiResult};
-use pmi_core::{ffi, state, trace};
+use pmi_core::{ffi, lifecycle, trace};
 
 use crate::api::*;
 use crate::codes::guard;
@@ -38,7 +36,7 @@ pub unsafe extern "C" fn PMI2_Job_GetRank(rank: *mut c_int) -> c_int {
         || {
             // SAFETY: the caller passes NULL or a writable int.
             let out = unsafe { ffi::out(rank) }?;
-            out.set(state::rank_and_size()?.0);
+            out.set(lifecycle::rank_and_size()?.0);
             Ok(())
         },
     )
@@ -139,10 +137,7 @@ pub unsafe extern "C" fn PMI2_Info_GetNodeAttr(
             "PMI2_Info_GetNodeAttr",
             Some(waitfor),
             (name, value, valuelen, found),
-            |c, name| match layout_attr(c, name)? {
-                Some(text) => Ok(Some(text)),
-                None => c.node_attr(name, waitfor != 0),
-            },
+            |c, name| c.node_attr(name, waitfor != 0),
         )
     }
 }
@@ -198,17 +193,7 @@ fn int_array(
         outlen.set(0);
         return Ok(());
     };
-    let numbers: Option<Vec<c_int>> = text
-        .split(|&b| b == b',')
-        .map(|n| pmi_core::wire::parse_int(n).and_then(|n| c_int::try_from(n).ok()))
-        .collect();
-    let numbers = numbers.ok_or_else(|| {
-        trace::line(format_args!(
-            "not a list of integers: \"{}\"",
-            text.escape_ascii()
-        ));
-        PmiError::Fail
-    })?;
+    let numbers = pmi_core::client::int_list(&text)?;
     array.write(&numbers)?;
     outlen.set(numbers.len() as c_int);
     found.set(1);
@@ -236,34 +221,9 @@ pub unsafe extern "C" fn PMI2_Info_GetNodeAttrIntArray(
         int_array_call(
             "PMI2_Info_GetNodeAttrIntArray",
             (name, array, arraylen, outlen, found),
-            |c, name| match layout_attr(c, name)? {
-                Some(text) => Ok(Some(text)),
-                None => c.node_attr(name, false),
-            },
+            |c, name| c.node_attr(name, false),
         )
     }
-}
-
-/// `localRanksCount` and `localRanks` (the ranks on this node, comma-separated), from
-/// the job's layout; `None` for any other name (the server's).
-fn layout_attr(c: &mut pmi_core::client::Client, name: &[u8]) -> PmiResult<Option<Vec<u8>>> {
-    Ok(match name {
-        b"localRanksCount" => Some(c.clique_size()?.to_string().into_bytes()),
-        b"localRanks" => {
-            // The size is the server's: a failed allocation is PMI2_ERR_NOMEM, not an abort.
-            let size = c.clique_size()?;
-            let mut ranks = Vec::new();
-            ranks.try_reserve_exact(size).map_err(|_| PmiError::NoMem)?;
-            ranks.resize(size, 0);
-            c.clique_into(&mut ranks)?;
-            let mut text = String::new();
-            for (i, r) in ranks.iter().enumerate() {
-                let _ = write!(text, "{}{r}", if i > 0 { "," } else { "" });
-            }
-            Some(text.into_bytes())
-        }
-        _ => None,
-    })
 }
 
 /// Set a node attribute for the processes on this node.

@@ -3,8 +3,7 @@
 use libc::{c_char, c_int};
 
 use pmi_core::api::Api;
-use pmi_core::wire::pmi2::abort_frame;
-use pmi_core::{ffi, session, trace};
+use pmi_core::{ffi, lifecycle};
 
 use crate::api::*;
 use crate::codes::guard;
@@ -34,7 +33,7 @@ pub unsafe extern "C" fn PMI2_Init(
                     ffi::out(appnum)?,
                 )
             };
-            let id = session::init(Api::Pmi2, "PMI2_Init")?;
+            let id = lifecycle::init(Api::Pmi2, "PMI2_Init")?;
             let app = with_client(|c| c.appnum())?;
             s.set(c_int::from(id.spawned));
             z.set(id.size);
@@ -51,13 +50,13 @@ pub unsafe extern "C" fn PMI2_Init(
 /// did not acknowledge (the library is finalized all the same).
 #[unsafe(no_mangle)]
 pub extern "C" fn PMI2_Finalize() -> c_int {
-    guard(|f| f.write_str("PMI2_Finalize()"), session::finalize)
+    guard(|f| f.write_str("PMI2_Finalize()"), lifecycle::finalize)
 }
 
 /// 1 between a successful `PMI2_Init` and `PMI2_Finalize`, else 0. No traffic.
 #[unsafe(no_mangle)]
 pub extern "C" fn PMI2_Initialized() -> c_int {
-    std::panic::catch_unwind(|| c_int::from(session::initialized().unwrap_or(false))).unwrap_or(0)
+    ffi::boundary(0, || c_int::from(lifecycle::initialized().unwrap_or(false)))
 }
 
 /// Abort: print `msg` (NULL allowed) on stderr, tell the process manager to abort the
@@ -68,14 +67,5 @@ pub extern "C" fn PMI2_Initialized() -> c_int {
 pub unsafe extern "C" fn PMI2_Abort(flag: c_int, msg: *const c_char) -> c_int {
     // SAFETY: the caller passes NULL or a NUL-terminated string.
     let message = unsafe { ffi::bytes_in(msg) }.unwrap_or_default();
-    trace::line(format_args!(
-        "PMI2_Abort({flag}, \"{}\")",
-        message[..message.len().min(256)].escape_ascii()
-    ));
-    let _ = std::panic::catch_unwind(|| {
-        let mut buf = [0u8; 1024];
-        let frame = abort_frame(&mut buf, flag != 0, message);
-        session::abort(1, message, msg, frame, flag != 0);
-    });
-    std::process::exit(1)
+    lifecycle::abort(Api::Pmi2, flag, message, msg, flag != 0, 1)
 }

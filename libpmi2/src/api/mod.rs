@@ -11,7 +11,7 @@ use libc::{c_char, c_int, c_void};
 
 use pmi_core::client::Client;
 use pmi_core::error::PmiResult;
-use pmi_core::{ffi, state};
+use pmi_core::ffi;
 
 /// The longest key, NUL included.
 pub const PMI2_MAX_KEYLEN: c_int = 64;
@@ -54,7 +54,7 @@ pub type PMI2_Connect_comm_t = PMI2_Connect_comm;
 
 /// Run `body` on the initialized client.
 pub(crate) fn with_client<T>(f: impl FnOnce(&mut Client) -> PmiResult<T>) -> PmiResult<T> {
-    state::with_client(f)
+    pmi_core::lifecycle::with_client(f)
 }
 
 /// Copy `text` and its NUL into `(buf, len)`; `PMI2_ERR_INVALID_LENGTH` with nothing

@@ -2,8 +2,8 @@
 
 use libc::{c_char, c_int};
 
-use pmi_core::backend::SpawnCommand;
 use pmi_core::error::{PmiError, PmiResult};
+use pmi_core::SpawnCommand;
 use pmi_core::{ffi, trace};
 
 use crate::api::*;

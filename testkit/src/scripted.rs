@@ -7,21 +7,17 @@
 //! bytes sent after the script ran out, until the client closes its end; joining the
 //! server with [`finish`] returns that transcript.
 
-// Each test binary that includes this module uses a different part of it.
-#![allow(dead_code)]
-
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use pmi_core::backend::Identity;
-use pmi_core::backends::pmi1_backend;
 use pmi_core::client::Client;
-use pmi_core::conn::Conn;
 use pmi_core::error::PmiResult;
-use pmi_core::wire::pmi1::MAX_LINE;
+use pmi_core::testkit::wire::pmi1::MAX_LINE;
+use pmi_core::testkit::{pmi1_client, Connection as Conn};
+use pmi_core::Identity;
 
 /// How long the server waits for the client before it gives up and fails the test.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
@@ -272,15 +268,15 @@ pub const ID: Identity = Identity {
     spawned: false,
 };
 
-/// `pmi1_backend::client` over a fresh server running `script`, as rank 0 of 1.
+/// `pmi1_client` over a fresh server running `script`, as rank 0 of 1.
 pub fn init(script: Script) -> (PmiResult<Client>, JoinHandle<Vec<u8>>) {
     init_as(ID, script)
 }
 
-/// `pmi1_backend::client` over a fresh server running `script`.
+/// `pmi1_client` over a fresh server running `script`.
 pub fn init_as(id: Identity, script: Script) -> (PmiResult<Client>, JoinHandle<Vec<u8>>) {
     let (stream, server) = serve(script);
-    (pmi1_backend::client(conn(stream), id, MAX_LINE), server)
+    (pmi1_client(conn(stream), id, MAX_LINE), server)
 }
 
 /// A client past the standard handshake, the server then running `rest`.

@@ -1,6 +1,5 @@
 //! No process manager: a true singleton, rank 0 of 1, with a process-local KVS that
 //! keeps the same rules as the wire's.
-#![forbid(unsafe_code)]
 
 use crate::api::{Api, Op};
 use crate::api::{Maxes, DEFAULT_MAXES};

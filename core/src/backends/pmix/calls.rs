@@ -1,202 +1,21 @@
-//! The PMIx client library, loaded at run time with `dlopen` (no link-time dependency),
-//! and the only place that calls it. Every `unsafe` of the PMIx backend is here.
+//! The PMIx client library, loaded at run time (`loader`; no link-time dependency), and
+//! the only place that calls it. The `unsafe` of the PMIx backend is here and in
+//! `watch` (the sockets a bounded call shuts).
 //!
 //! Only what the backend uses is declared: five structures' layouts (checked against
 //! the real `pmix.h` by `core/tests/pmix_abi.rs`) and seventeen functions. Values are loaded
 //! and unloaded with PMIx's own `PMIx_Value_load`/`PMIx_Value_unload`/`PMIx_Info_load`,
 //! so the union inside `pmix_value_t` is never read or written here; only its `type`
 //! field is, to know what an answer holds before unloading it.
-#![allow(unsafe_code)]
 
 use std::ffi::{c_char, c_int, c_void, CStr, OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 
-use crate::backends::pmix_watch;
+use super::watch;
+use crate::loader;
 
-/// `PMIX_MAX_NSLEN` + 1 and `PMIX_MAX_KEYLEN` + 1 (`pmix_common.h`).
-pub const NSPACE_LEN: usize = 256;
-pub const KEY_LEN: usize = 512;
-
-/// `pmix_proc_t`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct Proc {
-    nspace: [c_char; NSPACE_LEN],
-    rank: u32,
-}
-
-/// `pmix_value_t`: the type, then a union of at most three words.
-#[repr(C)]
-struct Value {
-    kind: u16,
-    data: [u64; 3],
-}
-
-/// `pmix_info_t`.
-#[repr(C)]
-struct Info {
-    key: [c_char; KEY_LEN],
-    flags: u32,
-    value: Value,
-}
-
-/// `pmix_pdata_t`.
-#[repr(C)]
-struct Pdata {
-    proc_: Proc,
-    key: [c_char; KEY_LEN],
-    value: Value,
-}
-
-/// `pmix_app_t`.
-#[repr(C)]
-struct App {
-    cmd: *mut c_char,
-    argv: *mut *mut c_char,
-    env: *mut *mut c_char,
-    cwd: *mut c_char,
-    maxprocs: c_int,
-    info: *mut Info,
-    ninfo: usize,
-}
-
-/// The layouts this module assumes, by the names `pmix.h` uses, for the ABI test.
-pub fn abi_layout() -> Vec<(&'static str, usize)> {
-    use std::mem::{offset_of, size_of};
-    vec![
-        ("sizeof(pmix_proc_t)", size_of::<Proc>()),
-        ("offsetof(pmix_proc_t, rank)", offset_of!(Proc, rank)),
-        ("sizeof(pmix_value_t)", size_of::<Value>()),
-        ("offsetof(pmix_value_t, type)", offset_of!(Value, kind)),
-        ("sizeof(pmix_info_t)", size_of::<Info>()),
-        ("offsetof(pmix_info_t, flags)", offset_of!(Info, flags)),
-        ("offsetof(pmix_info_t, value)", offset_of!(Info, value)),
-        ("sizeof(pmix_pdata_t)", size_of::<Pdata>()),
-        ("offsetof(pmix_pdata_t, key)", offset_of!(Pdata, key)),
-        ("offsetof(pmix_pdata_t, value)", offset_of!(Pdata, value)),
-        ("sizeof(pmix_app_t)", size_of::<App>()),
-        ("offsetof(pmix_app_t, argv)", offset_of!(App, argv)),
-        ("offsetof(pmix_app_t, env)", offset_of!(App, env)),
-        ("offsetof(pmix_app_t, cwd)", offset_of!(App, cwd)),
-        ("offsetof(pmix_app_t, maxprocs)", offset_of!(App, maxprocs)),
-        ("offsetof(pmix_app_t, info)", offset_of!(App, info)),
-        ("offsetof(pmix_app_t, ninfo)", offset_of!(App, ninfo)),
-        ("PMIX_MAX_NSLEN", NSPACE_LEN - 1),
-        ("PMIX_MAX_KEYLEN", KEY_LEN - 1),
-        ("PMIX_RANK_UNDEF", RANK_UNDEF as usize),
-        ("PMIX_RANK_WILDCARD", RANK_WILDCARD as usize),
-        ("PMIX_GLOBAL", usize::from(SCOPE_GLOBAL)),
-        ("PMIX_LOCAL", usize::from(SCOPE_LOCAL)),
-        ("PMIX_BOOL", usize::from(BOOL)),
-        ("PMIX_STRING", usize::from(STRING)),
-        ("PMIX_INT", usize::from(INT)),
-        ("PMIX_UINT32", usize::from(UINT32)),
-        ("PMIX_PROC_RANK", usize::from(PROC_RANK)),
-        ("PMIX_PROC", usize::from(PROC)),
-        ("PMIX_SIZE", usize::from(SIZE)),
-        ("PMIX_PID", usize::from(PID)),
-        ("PMIX_INT8", usize::from(INT8)),
-        ("PMIX_INT16", usize::from(INT16)),
-        ("PMIX_INT32", usize::from(INT32)),
-        ("PMIX_INT64", usize::from(INT64)),
-        ("PMIX_UINT", usize::from(UINT)),
-        ("PMIX_UINT8", usize::from(UINT8)),
-        ("PMIX_UINT16", usize::from(UINT16)),
-        ("PMIX_UINT64", usize::from(UINT64)),
-        ("-PMIX_ERR_BAD_PARAM", (-ERR_BAD_PARAM) as usize),
-        ("PMIX_SUCCESS", SUCCESS as usize),
-        ("-PMIX_ERR_NOT_FOUND", (-ERR_NOT_FOUND) as usize),
-        ("-PMIX_ERR_TIMEOUT", (-ERR_TIMEOUT) as usize),
-    ]
-}
-
-pub const RANK_UNDEF: u32 = u32::MAX;
-pub const RANK_WILDCARD: u32 = u32::MAX - 1;
-const SCOPE_GLOBAL: u8 = 3;
-const SCOPE_LOCAL: u8 = 1;
-const SUCCESS: c_int = 0;
-pub const ERR_NOT_FOUND: c_int = -46;
-/// What a call that `PMI_TIMEOUT` cut off returns (`pmix_watch`).
-pub const ERR_TIMEOUT: c_int = -24;
-
-// `pmix_data_type_t` codes (`pmix_common.h`).
-const BOOL: u16 = 1;
-const STRING: u16 = 3;
-const SIZE: u16 = 4;
-const PID: u16 = 5;
-const INT: u16 = 6;
-const INT8: u16 = 7;
-const INT16: u16 = 8;
-const INT32: u16 = 9;
-const INT64: u16 = 10;
-const UINT: u16 = 11;
-const UINT8: u16 = 12;
-const UINT16: u16 = 13;
-const UINT32: u16 = 14;
-const UINT64: u16 = 15;
-const PROC: u16 = 22;
-const PROC_RANK: u16 = 40;
-
-/// The width in bytes and signedness of an integer (or boolean) type; `None` for the
-/// rest, which are never unloaded into a number.
-fn scalar(kind: u16) -> Option<(usize, bool)> {
-    Some(match kind {
-        BOOL | INT8 => (1, kind == INT8),
-        UINT8 => (1, false),
-        INT16 => (2, true),
-        UINT16 => (2, false),
-        INT | INT32 | PID => (4, true),
-        UINT | UINT32 | PROC_RANK => (4, false),
-        INT64 => (8, true),
-        SIZE | UINT64 => (8, false),
-        _ => return None,
-    })
-}
-
-type Status = c_int;
-
-// The C prototypes, from pmix.h.
-type InitFn = unsafe extern "C" fn(*mut Proc, *mut Info, usize) -> Status;
-type FinalizeFn = unsafe extern "C" fn(*const Info, usize) -> Status;
-type AbortFn = unsafe extern "C" fn(c_int, *const c_char, *mut Proc, usize) -> Status;
-type PutFn = unsafe extern "C" fn(u8, *const c_char, *mut Value) -> Status;
-type CommitFn = unsafe extern "C" fn() -> Status;
-type FenceFn = unsafe extern "C" fn(*const Proc, usize, *const Info, usize) -> Status;
-type GetFn =
-    unsafe extern "C" fn(*const Proc, *const c_char, *const Info, usize, *mut *mut Value) -> Status;
-type PublishFn = unsafe extern "C" fn(*const Info, usize) -> Status;
-type LookupFn = unsafe extern "C" fn(*mut Pdata, usize, *const Info, usize) -> Status;
-type UnpublishFn = unsafe extern "C" fn(*mut *mut c_char, *const Info, usize) -> Status;
-type SpawnFn = unsafe extern "C" fn(*const Info, usize, *const App, usize, *mut c_char) -> Status;
-type ValueLoadFn = unsafe extern "C" fn(*mut Value, *const c_void, u16) -> Status;
-type ValueUnloadFn = unsafe extern "C" fn(*mut Value, *mut *mut c_void, *mut usize) -> Status;
-type ValueDestructFn = unsafe extern "C" fn(*mut Value);
-type InfoLoadFn = unsafe extern "C" fn(*mut Info, *const c_char, *const c_void, u16) -> Status;
-type ErrorStringFn = unsafe extern "C" fn(Status) -> *const c_char;
-type GetVersionFn = unsafe extern "C" fn() -> *const c_char;
-
-/// The functions used, resolved once.
-struct Fns {
-    init: InitFn,
-    finalize: FinalizeFn,
-    abort: AbortFn,
-    put: PutFn,
-    commit: CommitFn,
-    fence: FenceFn,
-    get: GetFn,
-    publish: PublishFn,
-    lookup: LookupFn,
-    unpublish: UnpublishFn,
-    spawn: SpawnFn,
-    value_load: ValueLoadFn,
-    value_unload: ValueUnloadFn,
-    value_destruct: ValueDestructFn,
-    info_load: InfoLoadFn,
-    error_string: ErrorStringFn,
-    get_version: GetVersionFn,
-}
+use super::abi::*;
 
 /// The loaded library: where it came from, and its functions.
 pub struct Lib {
@@ -225,42 +44,6 @@ pub fn loaded() -> Option<(&'static str, String)> {
     LIB.get().map(|lib| (lib.path.as_str(), lib.version()))
 }
 
-/// Whether this program is statically linked, with no dynamic loader of its own: then
-/// `dlopen` would bring a second C library into the process, and loading PMIx so
-/// crashed (a program linked with `-static` and `libpmi.a`, under `srun --mpi=pmix`:
-/// SIGSEGV, seen). Known by the program's own headers: a dynamically linked program
-/// names its loader (`PT_INTERP`), a static one (`-static`, `-static-pie`) does not.
-pub fn statically_linked() -> bool {
-    unsafe extern "C" fn names_a_loader(
-        info: *mut libc::dl_phdr_info,
-        _size: libc::size_t,
-        found: *mut c_void,
-    ) -> c_int {
-        // SAFETY: dl_iterate_phdr passes a valid info, valid during the call.
-        let interp = program_headers(unsafe { &*info })
-            .iter()
-            .any(|h| h.p_type == libc::PT_INTERP);
-        // SAFETY: `found` is the bool statically_linked passes, alive during the call.
-        unsafe { *found.cast::<bool>() = interp };
-        // The first object is the program itself: stop there.
-        1
-    }
-    let mut interp = false;
-    // SAFETY: the callback writes only the bool it is given and reads only its info.
-    unsafe { libc::dl_iterate_phdr(Some(names_a_loader), (&raw mut interp).cast()) };
-    !interp
-}
-
-/// The program headers of a loaded object, as `dl_iterate_phdr` describes it.
-pub fn program_headers(info: &libc::dl_phdr_info) -> &[libc::Elf64_Phdr] {
-    if info.dlpi_phdr.is_null() {
-        return &[];
-    }
-    // SAFETY: dlpi_phdr points to the object's dlpi_phnum program headers, valid while
-    // `info` is.
-    unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) }
-}
-
 /// Load the first candidate that opens and has every function; the error lists each
 /// candidate with why it failed.
 pub fn load(candidates: &[OsString]) -> Result<&'static Lib, String> {
@@ -278,28 +61,15 @@ pub fn load(candidates: &[OsString]) -> Result<&'static Lib, String> {
 }
 
 fn open(path: &OsStr) -> Result<Lib, String> {
-    let mut name = path.as_bytes().to_vec();
-    if name.contains(&0) {
-        return Err("a NUL in the name".into());
-    }
-    name.push(0);
-    // SAFETY: `name` is NUL-terminated. dlopen runs the library's initializers, which is
-    // what loading a PMIx client means; RTLD_LOCAL keeps its symbols out of the program's.
-    let handle = unsafe { libc::dlopen(name.as_ptr().cast(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-    if handle.is_null() {
-        return Err(dlerror());
-    }
+    let handle = loader::open(path)?;
     macro_rules! resolve {
         ($name:literal, $ty:ty) => {{
-            // SAFETY: `handle` is a live handle and the name is NUL-terminated.
-            let sym = unsafe { libc::dlsym(handle, concat!($name, "\0").as_ptr().cast()) };
-            if sym.is_null() {
+            let Some(sym) = handle.symbol(concat!($name, "\0")) else {
                 // Not this one (an older PMIx): unloaded, so that the next candidate's
                 // plugins do not bind to it.
-                // SAFETY: nothing from this handle is kept.
-                unsafe { libc::dlclose(handle) };
+                handle.close();
                 return Err(format!("no {}", $name));
-            }
+            };
             // SAFETY: the symbol is the function `pmix.h` declares under this name, whose
             // C prototype the field's type spells out.
             unsafe { std::mem::transmute::<*mut c_void, $ty>(sym) }
@@ -328,19 +98,6 @@ fn open(path: &OsStr) -> Result<Lib, String> {
         path: path.to_string_lossy().into_owned(),
         fns,
     })
-}
-
-fn dlerror() -> String {
-    // SAFETY: dlerror returns NULL or a NUL-terminated message owned by libc.
-    let text = unsafe { libc::dlerror() };
-    if text.is_null() {
-        "dlopen failed".into()
-    } else {
-        // SAFETY: non-NULL, NUL-terminated.
-        unsafe { CStr::from_ptr(text) }
-            .to_string_lossy()
-            .into_owned()
-    }
 }
 
 /// A C string on the stack from bytes without NUL, up to `N - 1` of them.
@@ -523,7 +280,7 @@ impl Lib {
             // SAFETY: no info.
             unsafe { (self.fns.finalize)(std::ptr::null(), 0) }
         });
-        pmix_watch::stop_calls();
+        watch::stop_calls();
         rc
     }
 
@@ -556,7 +313,7 @@ impl Lib {
         }
         add_timeout(&mut infos, timeout);
         let mut value: *mut Value = std::ptr::null_mut();
-        let (rc, late) = pmix_watch::call("PMIx_Get", || {
+        let (rc, late) = watch::call("PMIx_Get", || {
             // SAFETY: `who` and `key` are valid and NUL-terminated, `infos` holds its
             // count of entries, `value` is writable.
             unsafe {
@@ -708,7 +465,7 @@ impl Lib {
         // SAFETY: an all-zero pmix_pdata_t is PMIX_LOOKUP_STATIC_INIT's value.
         let mut data: Pdata = unsafe { std::mem::zeroed() };
         data.key = key;
-        let (rc, late) = pmix_watch::call("PMIx_Lookup", || {
+        let (rc, late) = watch::call("PMIx_Lookup", || {
             // SAFETY: one writable pdata with its key set; no info.
             unsafe { (self.fns.lookup)(&raw mut data, 1, std::ptr::null(), 0) }
         });
@@ -825,12 +582,10 @@ pub struct AppSpec<'a> {
     pub info: Vec<(&'static CStr, &'a [u8])>,
 }
 
-const ERR_BAD_PARAM: c_int = -27;
-
 /// A call that waits for the server, under `PMI_TIMEOUT`'s watch (`pmix_watch`): its
 /// status, or `PMIX_ERR_TIMEOUT` when the bound passed first.
 fn watched(what: &'static str, call: impl FnOnce() -> c_int) -> c_int {
-    match pmix_watch::call(what, call) {
+    match watch::call(what, call) {
         (_, true) => ERR_TIMEOUT,
         (rc, false) => rc,
     }

@@ -2,15 +2,14 @@
 //! (`cmd=init pmi_version=2 pmi_subversion=0`), every request is one framed command and
 //! every reply one framed `-response` (`crate::wire::pmi2`). One method per operation; each
 //! checks the reply's `cmd=` and `rc`.
-#![forbid(unsafe_code)]
 
 use crate::api::Maxes;
 use crate::api::PMI2_MAXES;
 use crate::backend::{Backend, Identity, SpawnCommand, Spawned};
-use crate::backends::pmi1_backend::call_line;
+use crate::backends::pmi1::call_line;
 use crate::conn::Conn;
-use crate::env::{JobEnv, PortEnv};
 use crate::error::{PmiError, PmiResult};
+use crate::launch::{JobEnv, PortEnv};
 use crate::trace;
 use crate::wire::pmi2::{self, Command};
 use crate::wire::{format_int, parse_int, parse_int_list, IntDigits};
@@ -50,8 +49,7 @@ fn call_framed(conn: &mut Conn, reply: &mut Command, request: &[u8], cmd: &[u8])
 impl Pmi2Wire {
     /// `PMI_FD` mode.
     pub fn from_fd(job: &JobEnv, timeout: Option<u32>) -> PmiResult<Pmi2Wire> {
-        let refuse = |why: String| trace::fatal(format_args!("PMI2_Init: {why}"));
-        let mut conn = Conn::from_fd(job.fd).map_err(refuse)?;
+        let mut conn = Conn::from_fd(job.fd);
         conn.set_timeout(timeout);
         Pmi2Wire::init(conn, Some(job.rank), job.jobid.as_deref(), job.slurm)
     }

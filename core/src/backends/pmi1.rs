@@ -1,14 +1,12 @@
 //! The PMI-1.1 wire backend: one method per protocol operation. Each writes one request,
 //! reads one reply, checks `cmd=` and `rc`, and parses its fields.
-#![forbid(unsafe_code)]
 
 use crate::api::Api;
 use crate::api::{Maxes, DEFAULT_MAXES};
 use crate::backend::{Backend, Identity, SpawnCommand, Spawned};
-use crate::client::Client;
 use crate::conn::Conn;
-use crate::env::{JobEnv, PortEnv};
 use crate::error::{PmiError, PmiResult};
+use crate::launch::{JobEnv, PortEnv};
 use crate::trace;
 use crate::wire::pmi1::{self, Reply, CLAMP_KEY_MAX, CLAMP_NAME_MAX, CLAMP_VAL_MAX};
 use crate::wire::{format_int, parse_int_list, IntDigits};
@@ -42,19 +40,10 @@ pub fn call_line<'c>(conn: &'c mut Conn, request: &[u8], expected: &[u8]) -> Pmi
     Ok(reply)
 }
 
-/// A client on the PMI-1 wire over `conn` (`init`, then `get_maxes`: two round trips),
-/// for a server that takes request lines of at most `request_max` bytes (see
-/// [`Pmi1Wire::init_limited`]).
-pub fn client(conn: Conn, id: Identity, request_max: usize) -> PmiResult<Client> {
-    let wire = Pmi1Wire::init_limited(conn, id, request_max)?;
-    Ok(Client::new(Box::new(wire), Api::Pmi1))
-}
-
 impl Pmi1Wire {
     /// `PMI_FD` mode: the inherited socket, rank and size from the environment.
     pub fn from_fd(job: &JobEnv, timeout: Option<u32>) -> PmiResult<Pmi1Wire> {
-        let refuse = |why: String| trace::fatal(format_args!("PMI_Init: {why}"));
-        let mut conn = Conn::from_fd(job.fd).map_err(refuse)?;
+        let mut conn = Conn::from_fd(job.fd);
         conn.set_timeout(timeout);
         let id = Identity {
             rank: job.rank,

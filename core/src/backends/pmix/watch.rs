@@ -23,7 +23,6 @@
 //! (`PMIX_ERR_UNREACH`), and every later one. Should the call still not return after as
 //! long again (at least 10 s), the process ends with one line: the user asked for a
 //! bound.
-#![allow(unsafe_code)]
 
 use std::collections::HashSet;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
