@@ -6,6 +6,7 @@ BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR     ?= $(PREFIX)/share/man
 DESTDIR    ?=
 
 CC       ?= cc
@@ -43,7 +44,8 @@ RUST_SRC := $(shell find core/src libpmi/src libpmi2/src probe/src -name '*.rs')
             front-build.rs hot-text.ld
 
 .PHONY: all lib demo check test-rust lint check-symbols check-header check-docs header abi-check \
-        c-tests test-c asan memcheck check-install install uninstall deps deps-hydra clean
+        c-tests test-c asan memcheck check-install install uninstall install-man uninstall-man \
+        deps deps-hydra clean
 
 all: lib
 
@@ -52,10 +54,11 @@ lib: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 $(LIB)/libpmi.a $(LIB)/libpmi2.a $(B
 
 # Both libraries from one workspace build: the core (no exports) and the two C fronts,
 # each with its own soname and exports whatever was built before (check-symbols); their
-# static archives; pmi-probe. (Touched: cargo leaves an output it need not rebuild as it
+# static archives; pmi-probe. Without the test kit, whose feature opens the core to the
+# tests: what ships is built without it (and the tests are built apart: test-rust). (Touched: cargo leaves an output it need not rebuild as it
 # was, and make would run cargo again at every make, `make install` included.)
 $(SO) $(SO2) $(RUST_A) $(RUST_A2) $(PROBE) &: $(RUST_SRC)
-	$(CARGO) build --release --workspace --target-dir $(TARGET_DIR)
+	$(CARGO) build --release --workspace --exclude pmi-testkit --target-dir $(TARGET_DIR)
 	touch $(SO) $(SO2) $(RUST_A) $(RUST_A2) $(PROBE)
 
 # The archives as shipped: the API's names the only globals (scripts/static-archive.sh).
@@ -97,28 +100,11 @@ deps:
 deps-hydra:
 	scripts/ensure-deps.sh hydra
 
-$(TBIN)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
-	mkdir -p $(TBIN)
-	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi2
-
-# two_libs links both libraries.
-$(TBIN)/two_libs: c-tests/two_libs.c c-tests/check.h include/pmi.h include/pmi2.h $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
-	mkdir -p $(TBIN)
-	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi -lpmi2
-
-# pmi2_threads is threads.c built for libpmi2.so.0.
-$(TBIN)/pmi2_threads: c-tests/threads.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
-	mkdir -p $(TBIN)
-	$(CC) $(CFLAGS_T) -DTHREADS_PMI2 -Iinclude -o $@ $< -L$(LIB) -lpmi2
-
-$(TBIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
-	mkdir -p $(TBIN)
-	$(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) -lpmi
-
-# The C test programs built into another directory DIR, each linked by $(call LINK,M)
-# for its pkg-config modules M (pmi, pmi2, or both), after PREREQ: the programs linked
-# with the static archives (mk/static.mk), and against the installed Debian packages
-# (mk/deb.mk).   $(eval $(call c_tests_in,DIR,LINK,PREREQ))
+# The C test programs, built into a directory DIR, each linked by $(call LINK,M) for the
+# libraries M it uses (pmi, pmi2, or both), after PREREQ; one rule for every way they
+# are built: against the tree's libraries (below), with the sanitizers (below), with the
+# static archives (mk/static.mk), against the installed Debian packages (mk/deb.mk).
+#   $(eval $(call c_tests_in,DIR,LINK,PREREQ))
 define c_tests_in
 $(1)/pmi2_threads: c-tests/threads.c c-tests/check.h $(3)
 	mkdir -p $(1)
@@ -137,6 +123,11 @@ $(1)/%: c-tests/%.c c-tests/check.h $(3)
 	$$(call $(2),pmi)
 endef
 
+# Against the tree's headers and libraries.
+TREE_LIBS := include/pmi.h include/pmi2.h $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
+tree_link = $(CC) $(CFLAGS_T) -Iinclude -o $@ $< -L$(LIB) $(addprefix -l,$(1))
+$(eval $(call c_tests_in,$(TBIN),tree_link,$(TREE_LIBS)))
+
 # The runners find pmi-probe beside the C programs.
 $(TBIN)/pmi-probe: $(BIN)/pmi-probe
 	mkdir -p $(TBIN)
@@ -148,21 +139,8 @@ c-tests: $(TEST_BINS) $(TBIN)/pmi-probe
 # sanitizers watch every byte it writes into the tests' buffers).
 ASAN_BIN  := $(BUILD)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-$(ASAN_BIN)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
-	mkdir -p $(ASAN_BIN)
-	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi2
-
-$(ASAN_BIN)/pmi2_threads: c-tests/threads.c c-tests/check.h include/pmi2.h $(LIB)/libpmi2.so.0
-	mkdir -p $(ASAN_BIN)
-	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -DTHREADS_PMI2 -Iinclude -o $@ $< -L$(LIB) -lpmi2
-
-$(ASAN_BIN)/%: c-tests/%.c c-tests/check.h include/pmi.h $(LIB)/libpmi.so.0
-	mkdir -p $(ASAN_BIN)
-	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi
-
-$(ASAN_BIN)/two_libs: c-tests/two_libs.c c-tests/check.h include/pmi.h include/pmi2.h $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
-	mkdir -p $(ASAN_BIN)
-	$(CC) $(CFLAGS_T) $(ASAN_FLAGS) -Iinclude -o $@ $< -L$(LIB) -lpmi -lpmi2
+asan_link = $(call tree_link,$(1)) $(ASAN_FLAGS)
+$(eval $(call c_tests_in,$(ASAN_BIN),asan_link,$(TREE_LIBS)))
 
 asan: deps-hydra $(addprefix $(ASAN_BIN)/,$(TESTS) $(TESTS2) two_libs)
 	SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -177,15 +155,29 @@ memcheck: deps-hydra c-tests
 demo: deps-hydra $(TBIN)/exchange
 	LD_LIBRARY_PATH=$(CURDIR)/$(LIB) $(MPIEXEC) -launcher fork -hosts a:2,b:2 -n 4 $(TBIN)/exchange
 
-check: deps test-rust lint check-symbols check-header check-docs abi-check test-c asan memcheck check-install
+# Everything `make check` runs, here in full: the Rust tests and lints, the symbols,
+# headers, docs and ABI, the C tests under Hydra (plain, sanitized, under valgrind,
+# linked with the static archives: mk/static.mk), the drop-in swap and the conformance
+# kit (mk/dropin.mk), and the install.
+check: deps test-rust lint check-symbols check-header check-docs abi-check test-c asan memcheck \
+       check-install check-static check-dropin
 	@echo "make check: all passed"
 
+# In a target directory of their own: the test kit's feature is on in the tests' build of
+# the core, and the libraries make ships (target/release) are built without it.
 test-rust:
-	$(CARGO) test --release --workspace
+	$(CARGO) test --release --workspace --target-dir $(TARGET_DIR)/tests
 
+# Also: the fronts use the core's public surface only (never its test kit), and the
+# crates outside the workspace that reach the core through the kit (the fuzz targets, the
+# benchmarks of its pure parts) still build.
 lint:
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --release --workspace --all-targets --target-dir $(TARGET_DIR)/tests -- -D warnings
+	! grep -rn 'testkit\|test-kit' libpmi/src libpmi2/src probe/src libpmi/Cargo.toml \
+	  libpmi2/Cargo.toml probe/Cargo.toml
+	cd fuzz && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/fuzz
+	cd bench && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/bench-check
 
 # Exactly the 33 RFC 13 functions and the soname libpmi.so.0; exactly the 22 PMI-2
 # functions and libpmi2.so.0: in what make ships, and after a plain `cargo build
@@ -208,7 +200,10 @@ check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	@# No run-time CPU detection (memchr without "std"): a CPUID is a VM exit per process.
 	code=$$(objdump -d $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0) && ! echo "$$code" | grep -w cpuid
 	@# The hot path gathered in one section, and what each process runs once in the next
-	@# (hot-text.ld), in what make ships.
+	@# (hot-text.ld), in what make ships; every pattern of hot-text.ld names a function the
+	@# linker saw (its maps, front-build.rs).
+	scripts/check-hot-text-patterns.sh hot-text.ld $(TARGET_DIR)/release/libpmi.so.map \
+	  $(TARGET_DIR)/release/libpmi2.so.map
 	scripts/check-hot-text.sh $(LIB)/libpmi.so.0 .text.hot PMI_KVS_Put PMI_KVS_Commit PMI_KVS_Get PMI_Barrier
 	scripts/check-hot-text.sh $(LIB)/libpmi2.so.0 .text.hot PMI2_KVS_Put PMI2_KVS_Fence PMI2_KVS_Get
 	scripts/check-hot-text.sh $(LIB)/libpmi.so.0 .text.warm PMI_Init PMI_Get_rank PMI_Get_size PMI_KVS_Get_my_name PMI_Finalize
@@ -314,11 +309,34 @@ install_lib = \
 	    -e "s|@LIBS_PRIVATE@|$$private|" \
 	    pkgconfig/$(1).pc.in > $(DESTDIR)$(PKGCONFIGDIR)/$(1).pc
 
+# Everything `make install` lays out, here in full: both libraries (shared, static,
+# header, pkg-config file), pmi-probe, and the manual pages.
 install: lib
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
 	$(call install_lib,pmi)
 	$(call install_lib,pmi2)
 	install -m 0755 $(BIN)/pmi-probe $(DESTDIR)$(BINDIR)/pmi-probe
+	$(MAKE) --no-print-directory install-man
+
+# Every exported function has its page name too (`man PMI_Get_rank`): a one-line `.so`
+# page that sends man to pmi(3) or pmi2(3), as distributions ship function pages.
+MAN_FUNCS  := $(shell cat symbols.txt)
+MAN_FUNCS2 := $(shell cat symbols2.txt)
+
+install-man:
+	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 docs/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi.3
+	install -m 0644 docs/pmi2.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3
+	install -m 0644 docs/pmi-probe.1 $(DESTDIR)$(MANDIR)/man1/pmi-probe.1
+	rm -rf $(BUILD)/man3 && mkdir -p $(BUILD)/man3
+	for f in $(MAN_FUNCS); do echo '.so man3/pmi.3' > $(BUILD)/man3/$$f.3 || exit 1; done
+	for f in $(MAN_FUNCS2); do echo '.so man3/pmi2.3' > $(BUILD)/man3/$$f.3 || exit 1; done
+	install -m 0644 $(BUILD)/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
+
+uninstall-man:
+	rm -f $(DESTDIR)$(MANDIR)/man3/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3 \
+	      $(DESTDIR)$(MANDIR)/man1/pmi-probe.1 \
+	      $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(addsuffix .3,$(MAN_FUNCS) $(MAN_FUNCS2)))
 
 uninstall:
 	for h in pmi pmi2; do \
@@ -327,6 +345,7 @@ uninstall:
 	        $(DESTDIR)$(INCLUDEDIR)/$$h.h $(DESTDIR)$(PKGCONFIGDIR)/$$h.pc; \
 	done
 	rm -f $(DESTDIR)$(BINDIR)/pmi-probe
+	$(MAKE) --no-print-directory uninstall-man
 
 clean:
 	$(CARGO) clean

@@ -5,10 +5,7 @@
 #   make conformance LAUNCHER="srun --mpi=pmi2 -n 4" [API=2]    the kit under any launcher
 #   make check-conformance   the kit under Hydra (PMI_FD and -pmi-port, both APIs),
 #                            deviations as known
-#   make install-man         docs/pmi.3 and pmi2.3 into $(DESTDIR)$(MANDIR)/man3, pmi-probe.1
-#                            into man1 (part of `make install`)
 
-MANDIR       ?= $(PREFIX)/share/man
 DROPIN_BIN   := $(BUILD)/dropin
 DROPIN_PREFIX := $(BUILD)/prefix-dropin
 CONF_BIN     := $(BUILD)/conformance
@@ -20,31 +17,7 @@ CONF_EXPECTED := conformance/expected-hydra-4.0.2
 CONF_PROGS   := $(CONF_BIN)/conform $(CONF_BIN)/probe $(CONF_BIN)/conform2 $(CONF_BIN)/probe2
 SLURM_LIBDIR := /usr/lib/x86_64-linux-gnu
 
-.PHONY: check-dropin test-dropin conformance check-conformance install-man uninstall-man
-
-check: check-dropin
-install: install-man
-uninstall: uninstall-man
-
-# Every exported function has its page name too (`man PMI_Get_rank`): a one-line `.so`
-# page that sends man to pmi(3) or pmi2(3), as distributions ship function pages.
-MAN_FUNCS  := $(shell cat symbols.txt)
-MAN_FUNCS2 := $(shell cat symbols2.txt)
-
-install-man:
-	install -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
-	install -m 0644 docs/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi.3
-	install -m 0644 docs/pmi2.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3
-	install -m 0644 docs/pmi-probe.1 $(DESTDIR)$(MANDIR)/man1/pmi-probe.1
-	rm -rf $(BUILD)/man3 && mkdir -p $(BUILD)/man3
-	for f in $(MAN_FUNCS); do echo '.so man3/pmi.3' > $(BUILD)/man3/$$f.3 || exit 1; done
-	for f in $(MAN_FUNCS2); do echo '.so man3/pmi2.3' > $(BUILD)/man3/$$f.3 || exit 1; done
-	install -m 0644 $(BUILD)/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
-
-uninstall-man:
-	rm -f $(DESTDIR)$(MANDIR)/man3/pmi.3 $(DESTDIR)$(MANDIR)/man3/pmi2.3 \
-	      $(DESTDIR)$(MANDIR)/man1/pmi-probe.1 \
-	      $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(addsuffix .3,$(MAN_FUNCS) $(MAN_FUNCS2)))
+.PHONY: check-dropin test-dropin conformance check-conformance
 
 check-dropin: test-dropin check-conformance
 	@echo "check-dropin: all passed"

@@ -15,8 +15,6 @@ NEIGHBOUR_A   := $(BUILD)/neighbour-target/release/libneighbour.a
 
 .PHONY: check-static static-progs static-prefix
 
-check: check-static
-
 # The layout under test is what `make install` makes now.
 $(STATIC_PREFIX)/lib/pkgconfig/pmi.pc: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0 $(LIB)/libpmi.a \
     $(LIB)/libpmi2.a $(BIN)/pmi-probe pkgconfig/pmi.pc.in pkgconfig/pmi2.pc.in
