@@ -529,7 +529,7 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   the private one-node Slurm of \`scripts/slurm.sh\`, the two alternating; each figure is
   the largest over the ranks, the median of $REPS jobs, with \`PMI_Init\` alone in
   brackets (under PMIx it loads libpmix and runs \`PMIx_Init\`).
-- Raw outputs of the last run are in \`$LOG/\`.
+- Raw outputs of the last run are in \`${LOG#"$PWD"/}/\`.
 EOF
     # The scale part (bench/scale.sh writes it, between its markers) is kept as it was.
     [ -f "$OUT" ] && sed -n '/^<!-- scale: begin/,/^<!-- scale: end -->/p' "$OUT" | sed '1s/^/\n/'

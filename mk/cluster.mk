@@ -1,5 +1,6 @@
 # `make cluster`: a virtual cluster of CLUSTER_HOSTS hosts on this machine (as root), for
-# running jobs across real hosts by hand (scripts/cluster.sh; README, "Across hosts").
+# running jobs across real hosts by hand (scripts/cluster.sh; docs/CONFORMANCE.md,
+# "Across real hosts").
 #
 #   make cluster                 bring up vc1..vc3 (idempotent) and print the exports
 #   make cluster CLUSTER_HOSTS=4

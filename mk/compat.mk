@@ -4,12 +4,12 @@
 # 5.0.11's prterun), on one host and across the virtual cluster's hosts
 # (scripts/cluster.sh), runs the portable C tests, the drop-in swap, both conformance
 # kits and the MPI programs; launchers without a server the library can use must
-# refuse. scripts/compat.sh writes build/compat/matrix.md and the tables in README.md
-# between their markers.
+# refuse. scripts/compat.sh writes build/compat/matrix.md and the tables in
+# docs/COMPAT.md between their markers (the text around them is written by hand).
 #
-#   make compat          run everything, three hosts too, and rewrite the README's tables
-#                        (needs root: Slurm, the hosts)
-#   make check-compat    one and two hosts, and fail if the README's table differs
+#   make compat          run everything, three hosts too, and rewrite docs/COMPAT.md's
+#                        tables (needs root: Slurm, the hosts)
+#   make check-compat    one and two hosts, and fail if docs/COMPAT.md's table differs
 #   make impi-check      Intel MPI's libmpi.so.12 on this library under Hydra 4.0.2
 
 COMPAT_OUT := $(BUILD)/compat
@@ -43,15 +43,20 @@ pmix-bound-check:
 	  test -n "$$OPENMPI_ROOT" && export OPENMPI_ROOT && \
 	  $(CARGO) test --release -p pmi-core --test pmix_init_bound
 
-compat: compat-build pmix-bound-check
-	COMPAT_THREE_HOSTS=1 scripts/compat.sh $(COMPAT_OUT) README.md
+COMPAT_DOC := docs/COMPAT.md
 
+compat: compat-build pmix-bound-check
+	COMPAT_THREE_HOSTS=1 scripts/compat.sh $(COMPAT_OUT) $(COMPAT_DOC)
+
+# The run writes its table into a copy of the committed file (a missing marker fails it);
+# the copy must then be the committed file, byte for byte.
 check-compat: compat-build pmix-bound-check
-	cp README.md $(COMPAT_OUT).README.md
-	scripts/compat.sh $(COMPAT_OUT) $(COMPAT_OUT).README.md
-	@if diff -u README.md $(COMPAT_OUT).README.md; then \
-	  echo "check-compat: the README's compatibility table is what this run measured"; \
+	mkdir -p $(COMPAT_OUT)
+	cp $(COMPAT_DOC) $(COMPAT_OUT)/COMPAT.md
+	scripts/compat.sh $(COMPAT_OUT) $(COMPAT_OUT)/COMPAT.md
+	@if diff -u $(COMPAT_DOC) $(COMPAT_OUT)/COMPAT.md; then \
+	  echo "check-compat: $(COMPAT_DOC)'s compatibility table is what this run measured"; \
 	else \
-	  echo "check-compat: the README's table differs from this run (make compat rewrites it)"; \
+	  echo "check-compat: $(COMPAT_DOC)'s table differs from this run (make compat rewrites it)"; \
 	  exit 1; \
 	fi

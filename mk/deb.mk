@@ -1,6 +1,6 @@
 # Debian packages from the tree (issue 26), built with Debian's own tools (debian/:
 # dpkg-buildpackage and debhelper), checked with lintian; they take the place of Slurm's
-# libpmi0 and libpmi2-0 (Conflicts/Replaces/Provides: README, "Debian packages").
+# libpmi0 and libpmi2-0 (Conflicts/Replaces/Provides: docs/INSTALL.md, "Debian packages").
 #
 #   make deb          build/deb/: libpmi0-rs, libpmi2-0-rs, libpmi-rs-dev, pmi-probe and
 #                     the -dbgsym packages of the three with binaries

@@ -2,17 +2,46 @@
 # `make compat`: run the portable suites under every launcher this machine can have, and
 # write the compatibility matrix (server x launch mode x test) from what the runs printed.
 #
-#   scripts/compat.sh OUTDIR [README]
+#   scripts/compat.sh OUTDIR [DOC]
+#   scripts/compat.sh --replace DOC MARK TABLE
 #
 # OUTDIR gets results.tsv (one line per verdict, from scripts/harness.sh), the
-# conformance reports, and matrix.md; with README, the table between its
-# "<!-- compat:begin -->" and "<!-- compat:end -->" lines is replaced by matrix.md.
-# Exit status 1 when a case FAILed (the matrix is written all the same).
+# conformance reports, and matrix.md; with DOC (make compat passes docs/COMPAT.md), the
+# table between its "<!-- compat:begin -->" and "<!-- compat:end -->" lines is replaced
+# by matrix.md (and with COMPAT_THREE_HOSTS=1 the one between the compat3 markers by
+# matrix-3hosts.md). --replace does that one step alone: the lines between DOC's
+# "<!-- MARK:begin -->" and "<!-- MARK:end -->" become the file TABLE.
+# Exit status 1 when a case FAILed (the matrix is written all the same), 2 when DOC does
+# not hold each marker exactly once.
 # Needs the test programs built (make compat does that) and root for the private Slurm.
 set -u
+
+# replace DOC MARK TABLE: DOC's lines between <!-- MARK:begin --> and <!-- MARK:end -->
+# become TABLE's. A DOC without each marker once is left as it is, and the status is 2:
+# otherwise a lost marker would leave the old table in place, and check-compat pass.
+replace() {
+    local b="<!-- $2:begin -->" e="<!-- $2:end -->"
+    [ -r "$3" ] || { echo "compat: no table $3" >&2; return 2; }
+    if [ "$(grep -cxF "$b" "$1")" != 1 ] || [ "$(grep -cxF "$e" "$1")" != 1 ] ||
+        [ "$(grep -nxF "$b" "$1" | cut -d: -f1)" -gt "$(grep -nxF "$e" "$1" | cut -d: -f1)" ]; then
+        echo "compat: $1 does not hold '$b' and then '$e', once each" >&2
+        return 2
+    fi
+    awk -v m="$3" -v b="$b" -v e="$e" '
+        $0 == e { while ((getline l < m) > 0) print l; skip = 0 }
+        !skip { print }
+        $0 == b { skip = 1 }' "$1" >"$1.new" && mv "$1.new" "$1"
+}
+if [ "${1:-}" = --replace ]; then
+    [ $# = 4 ] || { echo "usage: scripts/compat.sh --replace DOC MARK TABLE" >&2; exit 2; }
+    replace "$2" "$3" "$4"
+    exit
+fi
+
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
-readme=${2:-}
+doc=${2:-}
+[ -z "$doc" ] || doc=$(cd "$(dirname "$doc")" && pwd)/$(basename "$doc")
 cd "$root"
 B=$root/build
 export HARNESS_RESULTS=$out/results.tsv
@@ -132,17 +161,9 @@ show "$out/refusals.txt"
 
 scripts/matrix.awk "$HARNESS_RESULTS" >"$out/matrix.md"
 scripts/matrix.awk -v hosts3=1 "$HARNESS_RESULTS" >"$out/matrix-3hosts.md"
-# replace MARK FILE: the README's table between <!-- MARK:begin --> and <!-- MARK:end -->.
-replace() {
-    awk -v m="$2" -v b="<!-- $1:begin -->" -v e="<!-- $1:end -->" '
-        $0 == e { while ((getline l < m) > 0) print l; skip = 0 }
-        !skip { print }
-        $0 == b { skip = 1 }' "$readme" >"$out/README.new"
-    mv "$out/README.new" "$readme"
-}
-if [ -n "$readme" ]; then
-    replace compat "$out/matrix.md"
-    [ "$COMPAT_THREE_HOSTS" != 1 ] || replace compat3 "$out/matrix-3hosts.md"
+if [ -n "$doc" ]; then
+    replace "$doc" compat "$out/matrix.md" || status=2
+    [ "$COMPAT_THREE_HOSTS" != 1 ] || replace "$doc" compat3 "$out/matrix-3hosts.md" || status=2
 fi
 # What failed, again at the end (CI shows the tail of the output): each FAIL line with the
 # last lines of its case's output, and each runner that printed no closing line (every

@@ -54,7 +54,7 @@ launcher_expect() {
             # Its PMI-2 server has no `abort`: mpiexec ends the job on the command it does
             # not know ("Unrecognized PMI command: abort", status 255), or, in about one
             # job of 20 on a busy machine, dies of SIGPIPE first, silently (141): not a
-            # verdict a case can hold, so PMI2_Abort is not run here (README).
+            # verdict a case can hold, so PMI2_Abort is not run here (docs/COMPAT.md).
             UNSUPPORTED="pmi2-abort"
             ;;
         hydra5)

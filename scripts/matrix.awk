@@ -31,7 +31,7 @@ BEGIN {
     head["probe"] = "`pmi-probe`"; head["static"] = "static archives"
     head["mpi"] = "MPICH ch3 MPI"; head["impi-mpi"] = "Intel MPI libmpi"
     head["conformance"] = "conformance kit"; head["conformance2"] = "PMI-2 kit"
-    # What a launcher cannot do (say why in the README's notes).
+    # What a launcher cannot do (say why in docs/COMPAT.md's notes).
     ns["srun", "spawn"] = 1
     ns["impi", "conformance2"] = 1; ns["impi-vc", "conformance2"] = 1
 }
