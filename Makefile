@@ -236,14 +236,12 @@ check-header:
 	! grep -E '^#define ' include/pmi2.h | grep -vE '^#define (PMI2_|PMI2U_Info MPID_Info$$|HAVE_PMIX_RING 1$$)'
 	@echo "check-header: include/pmi.h and include/pmi2.h are up to date; pmi.h defines only PMI_*, pmi2.h PMI2_* (and PMI2U_Info, HAVE_PMIX_RING)"
 
-# Both libraries' man pages name every environment variable the library reads (the
-# names in core/src/env.rs outside its tests, and any other var_os of the core); the
-# README is a guide and need not.
+# Both libraries' man pages name every environment variable the library reads
+# (scripts/library-variables.sh); the README is a guide and need not.
 DOCS_ENV_PAGES := docs/pmi.3 docs/pmi2.3
 check-docs:
-	vars=$$( { awk '/^#\[cfg\(test\)\]/ { exit } { print }' core/src/env.rs; \
-	           grep -rh 'var_os("' core/src; } | grep -o '"[A-Z][A-Z0-9]*_[A-Za-z0-9_]*"' | tr -d '"' | sort -u ); \
-	[ $$(echo $$vars | wc -w) -ge 10 ] || { echo "check-docs: found only '$$vars' in core/src: the names are no longer found"; exit 1; }; \
+	vars=$$(scripts/library-variables.sh) && \
+	[ $$(echo $$vars | wc -w) -ge 10 ] || { echo "check-docs: scripts/library-variables.sh found only '$$vars' in core/src: the names are no longer found"; exit 1; }; \
 	for v in $$vars; do for d in $(DOCS_ENV_PAGES); do \
 	  grep -q "$$v" $$d || { echo "check-docs: $$d does not name $$v"; exit 1; }; \
 	done; done; \

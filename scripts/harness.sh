@@ -15,15 +15,13 @@ if [ $# -ge 2 ] && [ -n "$2" ]; then
     libdir=$(cd "$2" && pwd)
     export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
-# A launcher sets these for its processes; stale ones from a calling job (the library's
-# own variables, and the launcher markers core/src/env.rs reads) must not leak into the tests.
-unset PMI_DEBUG PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE PMI_SPAWNED PMI_JOBID PMI_TIMEOUT \
-    PMI_SINGLETON CHECK_DEVIATIONS SLURM_STEP_NUM_TASKS SLURM_PROCID SLURM_STEP_ID \
-    MPI_LOCALNRANKS PMIX_NAMESPACE PMIX_RANK PMIX_SERVER_URI PMIX_SERVER_URI2 \
-    PMIX_SERVER_URI21 PMIX_SERVER_URI3 PMIX_SERVER_URI4 PMIX_SERVER_URI41 PMI_PMIX_LIBRARY \
-    PMI_PMIX_PARENT PMI_PMIX_PREPUT_NUM OMPI_COMM_WORLD_SIZE \
-    OMPI_COMM_WORLD_RANK FLUX_JOB_SIZE FLUX_TASK_RANK PALS_APID PALS_RANKID \
-    JSM_NAMESPACE_SIZE JSM_NAMESPACE_RANK MV2_COMM_WORLD_SIZE MV2_COMM_WORLD_RANK
+# A launcher sets these for its processes; stale ones from a calling job must not leak
+# into the tests: every variable the library reads (scripts/library-variables.sh lists
+# them from the core's own table; a prefix, ending in `_`, is no name), and the tests'
+# own CHECK_DEVIATIONS.
+read -r -a library_variables < <("$harness_root/scripts/library-variables.sh" | grep -v '_$' | tr '\n' ' ')
+[ "${#library_variables[@]}" -ge 10 ] || { echo "harness: scripts/library-variables.sh listed too few variables" >&2; exit 1; }
+unset "${library_variables[@]}" CHECK_DEVIATIONS
 passed=0
 failed=0
 retried=0
