@@ -1,4 +1,4 @@
-//! The PMIx layouts the backend declares (src/backends/pmix_lib.rs) against the real
+//! The PMIx layouts the backend declares (src/backends/pmix/abi.rs) against the real
 //! `pmix.h`: a C program built with Debian's libpmix-dev prints each `sizeof`,
 //! `offsetof` and constant, and every one must equal ours. Also: the attribute names the
 //! backend passes are the ones the header defines.
@@ -67,6 +67,7 @@ fn attribute_names_are_the_headers() {
     let sources = [
         include_str!("../src/backends/pmix/mod.rs"),
         include_str!("../src/backends/pmix/calls.rs"),
+        include_str!("../src/backends/pmix/layout.rs"),
     ]
     .concat();
     for (macro_name, value) in [
