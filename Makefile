@@ -35,7 +35,7 @@ RUST_A2  := $(TARGET_DIR)/release/libpmi2.a
 PROBE    := $(TARGET_DIR)/release/pmi-probe
 BIN      := $(BUILD)/bin
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
-            fork stalefd sigsafe memory stopped_server dead_processes
+            fork stalefd sigsafe memory stopped_server dead_processes groups
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
 TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads pmi2_abort
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)
@@ -179,9 +179,10 @@ lint:
 	cd fuzz && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/fuzz
 	cd bench && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/bench-check
 
-# Exactly the 33 RFC 13 functions and the soname libpmi.so.0; exactly the 22 PMI-2
-# functions and libpmi2.so.0: in what make ships, and after a plain `cargo build
-# --workspace` (debug) as a Rust developer types it first.
+# Exactly the 34 PMI-1 functions (RFC 13's 33 and PMI 1.2's PMI_Barrier_group) and the
+# soname libpmi.so.0; exactly the 22 PMI-2 functions and libpmi2.so.0: in what make
+# ships, and after a plain `cargo build --workspace` (debug) as a Rust developer types it
+# first.
 check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	$(CARGO) build --workspace --quiet
 	for so in $(LIB)/libpmi.so.0 $(SO) target/debug/libpmi.so; do \
@@ -214,7 +215,7 @@ check-symbols: $(LIB)/libpmi.so.0 $(LIB)/libpmi2.so.0
 	@# What the loader relocates starts a page (front-build.rs): as few written pages as it needs.
 	scripts/check-relro-pages.sh $(LIB)/libpmi.so.0
 	scripts/check-relro-pages.sh $(LIB)/libpmi2.so.0
-	@echo "check-symbols: 33 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0 (release and debug builds); no libgcc_s, no cpuid; the hot path in .text.hot, the start in .text.warm; calls inside the library direct; the relocated data page-aligned"
+	@echo "check-symbols: 34 exports and SONAME libpmi.so.0; 22 exports and SONAME libpmi2.so.0 (release and debug builds); no libgcc_s, no cpuid; the hot path in .text.hot, the start in .text.warm; calls inside the library direct; the relocated data page-aligned"
 
 # One rule for both headers: include/H.h is what the pinned cbindgen makes of the crate
 # libH with libH/cbindgen.toml (H = pmi, pmi2).

@@ -69,3 +69,11 @@ int (*const p_get_options)(char *, int *) = PMI_Get_options;
 /* Typical legacy use compiles: a keyval built with string literals. */
 static char value_buffer[] = "v";
 const PMI_keyval_t p_example = {"key", value_buffer};
+
+/* PMI 1.2: MPICH 5's pmi.h declares PMI_Barrier_group and its three groups, and says
+   version 1.2; a header without them (RFC 13's, Slurm's) does not. */
+#ifdef PMI_GROUP_WORLD
+STATIC_CHECK(version_is_1_2, PMI_VERSION == 1 && PMI_SUBVERSION == 2);
+STATIC_CHECK(groups_are_distinct, PMI_GROUP_WORLD != PMI_GROUP_SELF && PMI_GROUP_SELF != PMI_GROUP_NODE);
+int (*const p_barrier_group)(const int *, int, const char *) = PMI_Barrier_group;
+#endif

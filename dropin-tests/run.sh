@@ -63,7 +63,7 @@ if [ "${K%-vc}" != srun ] && [ "${K%-vc}" != hydra4-port ] && ! check_backend_is
 fi
 
 # --- 2. dlopen("libpmi.so.0") -------------------------------------------------------------
-run dlopen-finds-ours-and-33-symbols 0 --expect log "loaded $ours; dlsym found 33/33 functions" -- \
+run dlopen-finds-ours-and-34-symbols 0 --expect log "loaded $ours; dlsym found 34/34 functions" -- \
     env LD_LIBRARY_PATH="$lib" "$b/dlopen" "$here/symbols.txt" "$ours"
 run dlopen-init-under-hydra 0 --count 2 "PMI_Init, PMI_Barrier and PMI_Finalize through dlsym" -- \
     env LD_LIBRARY_PATH="$lib" "${L2x[@]}" "$b/dlopen" "$here/symbols.txt" "$ours" --init

@@ -7,6 +7,12 @@
 #ifndef PMI_H
 #define PMI_H
 
+/* PMI 1.2 (MPICH 5): the groups PMI_Barrier_group knows by name, as pointers that no
+   array of ranks has. */
+#define PMI_GROUP_WORLD ((int *)0)
+#define PMI_GROUP_SELF ((int *)1)
+#define PMI_GROUP_NODE ((int *)2)
+
 /* PMI_Args_to_keyval takes a pointer to an argv array, as in the reference header;
    cbindgen cannot spell that type, so its prototype is written by hand below. */
 struct PMI_keyval_t;
@@ -27,6 +33,17 @@ int PMI_Args_to_keyval(int *argcp, char *((*argvp)[]), struct PMI_keyval_t **key
 #ifdef __cplusplus
 }
 #endif
+
+/**
+ * The version of the PMI-1 API this header describes, as MPICH 5's `pmi.h` says it:
+ * 1.2, RFC 13's calls and `PMI_Barrier_group`.
+ */
+#define PMI_VERSION 1
+
+/**
+ * See `PMI_VERSION`.
+ */
+#define PMI_SUBVERSION 2
 
 /**
  * Operation completed successfully.
@@ -348,6 +365,31 @@ int PMI_KVS_Get(const char *kvsname, const char *key, char *value, int length);
  * fails.
  */
 int PMI_Barrier(void);
+
+/**
+ * PMI 1.2 (MPICH 5): block until every process of a group of the job has entered the
+ * barrier; puts made before it are visible to the group's processes after it.
+ * `group` is `PMI_GROUP_WORLD` (the whole job), `PMI_GROUP_NODE` (the processes on
+ * this node), `PMI_GROUP_SELF` (this process alone: a no-op), or an array of `count`
+ * ranks of the job (any order, this process among them; `count` is ignored for the
+ * three constants). Barriers of one group that `stringtag`s (NULL allowed) tell apart
+ * may run at once, in different threads; every member must pass the same tag. With a
+ * server that speaks PMI 1.2 (MPICH 5's Hydra: `cmd=barrier_in group=<ranks>:<tag>`) or
+ * under PMIx (`PMIx_Fence` over the group's processes); for a singleton every group is
+ * this process alone. Another thread's calls are not held while it waits.
+ *
+ * Returns `PMI_SUCCESS`; `PMI_ERR_INIT` if not initialized; `PMI_ERR_INVALID_ARG` if
+ * the array is NULL (not one of the constants), names a rank outside the job or twice,
+ * or does not name this process; `PMI_ERR_INVALID_SIZE` if `count` < 1 or larger than
+ * the job; `PMI_FAIL` if the server has no group barriers (PMI 1.1: Hydra 4, Slurm's
+ * PMI-1 wire; so `PMI_Barrier_group(PMI_GROUP_SELF, 0, NULL)` says
+ * whether they work, as with MPICH's client) or fails.
+ *
+ * # Safety
+ * `group` is one of the three constants or points to `count` readable ints;
+ * `stringtag` is NULL or a NUL-terminated string.
+ */
+int PMI_Barrier_group(const int *group, int count, const char *stringtag);
 
 /**
  * Not supported: the PMI-1.1 wire protocol has no command to create a keyval space

@@ -21,6 +21,9 @@ LIBPMI_SLURM_VC_DIR=${LIBPMI_SLURM_VC_DIR:-/tmp/libpmi-slurm-vc}
 # --- expect KIND: the facts of each launcher that the portable tests check ---------------
 #   EXPECT_APPNUM            what PMI_Get_appnum answers for a plain job
 #   EXPECT_MAXES             kvsname_max keylen_max vallen_max from get_maxes
+#   EXPECT_GROUPS            PMI 1.2's group barriers: "threaded" (a PMI 1.2 wire server:
+#                            awaited without the lock), "serialized" (PMIx fences, the
+#                            lock held), "none" (a PMI 1.1 server: PMI_FAIL at once)
 #   expect_universe NP       what PMI_Get_universe_size answers for a job of NP
 #   SPAWN_ENV                a prefix for spawning jobs (what the launcher needs)
 #   CONFORMANCE_ENV          a prefix for the conformance kit's jobs
@@ -42,6 +45,7 @@ launcher_expect() {
     CONFORMANCE_ENV=()
     EXPECT_APPNUM=0
     EXPECT_MAXES="256 64 1024"
+    EXPECT_GROUPS=none
     UNSUPPORTED=""
     declare -gA DEVIATES=() LAUNCHER_DEV=()
     expect_universe() { echo -1; }
@@ -58,6 +62,8 @@ launcher_expect() {
             UNSUPPORTED="pmi2-abort"
             ;;
         hydra5)
+            # It answers init with pmi_subversion=2: PMI 1.2's group barriers.
+            EXPECT_GROUPS=threaded
             # A spawn on two simulated nodes: mpiexec asserts when a new proxy connects
             # for a node it has meanwhile given a proxy (it reuses a node's proxy for
             # a spawned job); the job dies whatever its processes do.
@@ -131,6 +137,7 @@ launcher_expect() {
             CONFORMANCE_ENV=(env CONFORMANCE_SKIP=spawn)
             ;;
         srun-pmix | prterun)
+            EXPECT_GROUPS=serialized
             # The PMIx backend: PMIx's key limit, our value limit (core/src/backends/pmix_backend.rs);
             # the wire's spawn request limits do not apply (CHECK_BACKEND).
             EXPECT_MAXES="256 512 4096"

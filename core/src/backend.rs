@@ -4,9 +4,13 @@
 //! carry it) and what it gave ([`Spawned`]). The client's
 //! rules sit above it (`client`, `rules`); it knows no concrete backend.
 
+use std::os::fd::RawFd;
+use std::time::Duration;
+
 pub use crate::api::Maxes;
 use crate::error::{PmiError, PmiResult};
 use crate::trace;
+pub use crate::wire::pmi1::Group;
 pub use crate::wire::SpawnCommand;
 
 /// The job facts the process manager gave through the environment.
@@ -24,6 +28,22 @@ pub struct Identity {
 pub struct Spawned {
     pub codes: Vec<i32>,
     pub jobid: Option<Vec<u8>>,
+}
+
+/// A barrier begun ([`Backend::barrier_begin`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarrierStep {
+    /// It is over: the backend waited in the call.
+    Done,
+    /// Its end is to be awaited, without the library's lock (PMI 1.2: other threads may
+    /// use the connection meanwhile): one of `fds` becomes readable when something came,
+    /// and [`Backend::barrier_ended`] says whether it was this barrier's end. A wait
+    /// longer than `limit` (`PMI_TIMEOUT`) fails it.
+    Pending {
+        tag: i32,
+        fds: [RawFd; 2],
+        limit: Option<Duration>,
+    },
 }
 
 /// One backend's operations. Arguments arrive checked by `client`: keys and values
@@ -48,6 +68,29 @@ pub trait Backend: Send {
     fn commit(&mut self) -> PmiResult<()>;
     /// Wait for every process of the group; puts committed before are visible after.
     fn barrier(&mut self) -> PmiResult<()>;
+    /// Begin a barrier: `PMI_Barrier`'s (`group` None) or PMI 1.2's group barrier (its
+    /// members checked by `client`: at least two, this process among them, named with
+    /// `tag`). The default waits in the call for `PMI_Barrier`, and has no group barriers.
+    fn barrier_begin(&mut self, group: Option<Group<'_>>, _tag: i32) -> PmiResult<BarrierStep> {
+        match group {
+            None => self.barrier().map(|()| BarrierStep::Done),
+            Some(_) => Err(unsupported(self.name(), "PMI_Barrier_group")),
+        }
+    }
+    /// Whether the barrier `tag` that [`Backend::barrier_begin`] left pending has ended,
+    /// from what the server sent meanwhile (read without waiting). With `late` (its wait
+    /// passed its limit) a barrier that has not ended fails, and the connection with it.
+    fn barrier_ended(&mut self, _tag: i32, _late: bool) -> PmiResult<bool> {
+        Ok(true)
+    }
+    /// Whether the server can do PMI 1.2's group barriers.
+    fn group_barriers(&self) -> bool {
+        false
+    }
+    /// The PMI version the server speaks (major, minor), where a wire says one.
+    fn version(&self) -> Option<(i64, i64)> {
+        None
+    }
     /// The value of `key`, put by any process of the group (or by the process manager);
     /// `PMI_ERR_INVALID_KEY` when there is none.
     fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]>;

@@ -5,17 +5,34 @@
 
 use crate::api::Maxes;
 use crate::api::{Api, MappingSource, PORT_MAX};
-use crate::backend::{Backend, Identity, SpawnCommand, Spawned};
+use crate::backend::{Backend, BarrierStep, Group, Identity, SpawnCommand, Spawned};
+use crate::conn::Conn;
 use crate::error::{PmiError, PmiResult};
 use crate::mapping::{Mapping, MappingError};
+use crate::rules;
 use crate::store::{self, Recent, Store};
 use crate::trace;
 use crate::wire::parse_int_list;
+use crate::wire::pmi1::group_tag;
 
 /// The most the get cache holds, keys and values with 8 bytes each: 19 000 records of a
 /// 12-byte key and a 200-byte business card. Past it the cache starts again empty (a get is then asked of
 /// the server again, as a client without a cache always does).
 pub const GET_CACHE_BYTES: usize = 4 << 20;
+
+/// Who a PMI 1.2 group barrier (`PMI_Barrier_group`) waits for, as the caller names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarrierGroup<'a> {
+    /// `PMI_GROUP_WORLD`: every process of the job.
+    World,
+    /// `PMI_GROUP_SELF`: this process alone (a no-op where group barriers exist: MPICH's
+    /// probe for them).
+    Myself,
+    /// `PMI_GROUP_NODE`: the processes on this node.
+    Node,
+    /// These ranks of the job, in any order.
+    Ranks(&'a [i32]),
+}
 
 /// An initialized PMI client: the rules every backend shares, over one backend.
 pub struct Client {
@@ -291,9 +308,71 @@ impl Client {
         Ok(n)
     }
 
-    /// Wait for every process of the group.
+    /// Wait for every process of the group, holding the caller's lock all along (see
+    /// `lifecycle::barrier` for the wait without it).
     pub fn barrier(&mut self) -> PmiResult<()> {
-        self.backend.barrier()
+        let BarrierStep::Pending { tag, fds, limit } = self.barrier_begin(None, None)? else {
+            return Ok(());
+        };
+        let start = std::time::Instant::now();
+        loop {
+            Conn::wait_readable(fds, limit.map(|l| l.saturating_sub(start.elapsed())));
+            let late = limit.is_some_and(|l| start.elapsed() >= l);
+            if self.barrier_ended(tag, late)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Begin `PMI_Barrier` (`group` None) or PMI 1.2's `PMI_Barrier_group` of `group`
+    /// named by `tag`, after its rules: the ranks of a group are checked (`rules`);
+    /// `PMI_FAIL` where the server has no group barriers (a PMI 1.1 server: the probe
+    /// `PMI_GROUP_SELF` fails there, as with MPICH's client); this process alone is a
+    /// no-op, as every group of a singleton.
+    pub(crate) fn barrier_begin(
+        &mut self,
+        group: Option<BarrierGroup<'_>>,
+        tag: Option<&[u8]>,
+    ) -> PmiResult<BarrierStep> {
+        let Some(group) = group else {
+            return self.backend.barrier_begin(None, 0);
+        };
+        let ranks = match group {
+            BarrierGroup::Ranks(ranks) => rules::group_ranks(ranks, self.id.rank, self.id.size)?,
+            _ => Vec::new(),
+        };
+        if !self.backend.group_barriers() {
+            let spoken = match self.backend.version() {
+                Some((major, minor)) => format!("speaks PMI {major}.{minor}"),
+                None => "has none".to_string(),
+            };
+            trace::line(format_args!(
+                "PMI_Barrier_group: the server {spoken}: group barriers need PMI 1.2 \
+                 (MPICH 5's Hydra)"
+            ));
+            return Err(PmiError::Fail);
+        }
+        let tag = group_tag(tag);
+        let wire_group = match group {
+            BarrierGroup::Myself => return Ok(BarrierStep::Done),
+            BarrierGroup::Ranks(_) if ranks.len() == 1 => return Ok(BarrierStep::Done),
+            _ if self.id.size == 1 => return Ok(BarrierStep::Done),
+            BarrierGroup::World => Group::World,
+            BarrierGroup::Node => Group::Node,
+            BarrierGroup::Ranks(_) => Group::Ranks(&ranks),
+        };
+        self.backend.barrier_begin(Some(wire_group), tag)
+    }
+
+    /// Whether the barrier `tag` begun ([`Client::barrier_begin`]) has ended; with `late`,
+    /// one that has not fails.
+    pub(crate) fn barrier_ended(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
+        self.backend.barrier_ended(tag, late)
+    }
+
+    /// The PMI version the server speaks (major, minor), where a wire says one.
+    pub fn pmi_version(&self) -> Option<(i64, i64)> {
+        self.backend.version()
     }
 
     /// Leave the job. The caller drops the client afterwards.

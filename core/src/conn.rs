@@ -20,6 +20,13 @@ use crate::wire::Framing;
 /// cold `PMI_Init` with 4096 bytes, 7 with 1024 (medians of 25 runs).
 const INITIAL_BUFFER: usize = 1024;
 
+/// What one read did.
+enum Read {
+    Got,
+    Interrupted,
+    WouldBlock,
+}
+
 /// A lock-step connection. After any I/O or framing failure it is *broken*: every
 /// later call fails at once with `PMI_FAIL` without touching the fd (only
 /// [`Conn::send_abort`] still tries to reach the server).
@@ -37,6 +44,9 @@ pub struct Conn {
     broken: Cell<bool>,
     /// `PMI_TIMEOUT`: how long a reply may take, in milliseconds (None: no limit).
     timeout_ms: Option<i32>,
+    /// An eventfd, made at the first PMI 1.2 barrier a thread waits for without the lock:
+    /// a thread that reads another thread's barrier end signals it ([`Conn::wake`]).
+    waker: Option<OwnedFd>,
 }
 
 impl Conn {
@@ -130,6 +140,7 @@ impl Conn {
             end: 0,
             broken: Cell::new(false),
             timeout_ms: None,
+            waker: None,
         }
     }
 
@@ -214,7 +225,6 @@ impl Conn {
     /// [`Conn::message`]). `awaited` names the reply awaited, for the messages.
     #[inline]
     pub fn recv(&mut self, awaited: &[u8], framing: &Framing) -> PmiResult<Range<usize>> {
-        let cap = framing.cap;
         if self.broken.get() {
             return Err(PmiError::Fail);
         }
@@ -223,36 +233,10 @@ impl Conn {
             .timeout_ms
             .map(|ms| Instant::now() + Duration::from_millis(ms as u64));
         loop {
-            match (framing.find)(&self.buf[self.start..self.end]) {
-                Ok(Some((message, used))) => {
-                    let at = self.start;
-                    let message = at + message.start..at + message.end;
-                    trace::wire(trace::Dir::Server, &self.buf[at..at + used]);
-                    self.start += used;
-                    if self.start == self.end {
-                        // Nothing left over: the next read starts at the front again. The
-                        // message's bytes stay in place until that read.
-                        self.start = 0;
-                        self.end = 0;
-                    }
-                    return Ok(message);
-                }
-                Ok(None) => {}
-                Err(why) => return Err(self.fail(format_args!("protocol error: {why}"))),
+            if let Some(message) = self.take_message(framing)? {
+                return Ok(message);
             }
-            if self.end == self.buf.len() {
-                if self.start > 0 {
-                    self.buf.copy_within(self.start..self.end, 0);
-                    self.end -= self.start;
-                    self.start = 0;
-                } else if self.buf.len() < cap {
-                    self.buf.resize((self.buf.len() * 2).min(cap), 0);
-                } else {
-                    return Err(self.fail(format_args!(
-                        "protocol error: reply longer than {cap} bytes"
-                    )));
-                }
-            }
+            self.make_room(framing.cap)?;
             if let (Some(deadline), Some(ms)) = (deadline, self.timeout_ms) {
                 if !self.ready_by(deadline)? {
                     return Err(self.fail(format_args!(
@@ -263,31 +247,162 @@ impl Conn {
                     )));
                 }
             }
-            let fd = self.raw_fd();
-            let free = &mut self.buf[self.end..];
-            // SAFETY: `free` is a live, writable slice of `free.len()` bytes inside `buf`;
-            // `fd` is an open socket owned by `self`.
-            let n = unsafe { libc::read(fd, free.as_mut_ptr().cast(), free.len()) };
-            if n > 0 {
-                self.end += n as usize;
-                continue;
-            }
-            if n == 0 {
-                return Err(self.fail(format_args!("the process manager closed the connection")));
-            }
-            let err = io::Error::last_os_error();
-            match err.raw_os_error() {
-                Some(libc::EINTR) => continue,
+            match self.read_some(0)? {
+                Read::Got | Read::Interrupted => {}
                 // (Under PMI_TIMEOUT the wait is the bounded one at the top of the loop.)
-                Some(libc::EAGAIN) if deadline.is_none() => self.wait(libc::POLLIN)?,
-                Some(libc::EAGAIN) => continue,
-                _ => {
-                    return Err(
-                        self.fail(format_args!("cannot read from the process manager: {err}"))
-                    )
-                }
+                Read::WouldBlock if deadline.is_none() => self.wait(libc::POLLIN)?,
+                Read::WouldBlock => {}
             }
         }
+    }
+
+    /// A whole message if one is there without waiting: in the bytes read already, or
+    /// in what the socket holds now. `None` when there is none yet (a partial one stays
+    /// buffered for the next call).
+    pub fn recv_now(&mut self, framing: &Framing) -> PmiResult<Option<Range<usize>>> {
+        if self.broken.get() {
+            return Err(PmiError::Fail);
+        }
+        loop {
+            if let Some(message) = self.take_message(framing)? {
+                return Ok(Some(message));
+            }
+            self.make_room(framing.cap)?;
+            match self.read_some(libc::MSG_DONTWAIT)? {
+                Read::Got | Read::Interrupted => {}
+                Read::WouldBlock => return Ok(None),
+            }
+        }
+    }
+
+    /// The whole message at the front of the unread bytes, if there is one, consumed.
+    #[inline(always)]
+    fn take_message(&mut self, framing: &Framing) -> PmiResult<Option<Range<usize>>> {
+        match (framing.find)(&self.buf[self.start..self.end]) {
+            Ok(Some((message, used))) => {
+                let at = self.start;
+                let message = at + message.start..at + message.end;
+                trace::wire(trace::Dir::Server, &self.buf[at..at + used]);
+                self.start += used;
+                if self.start == self.end {
+                    // Nothing left over: the next read starts at the front again. The
+                    // message's bytes stay in place until that read.
+                    self.start = 0;
+                    self.end = 0;
+                }
+                Ok(Some(message))
+            }
+            Ok(None) => Ok(None),
+            Err(why) => Err(self.fail(format_args!("protocol error: {why}"))),
+        }
+    }
+
+    /// Room at the end of the buffer for the next read: the unread bytes moved to the
+    /// front, or the buffer doubled up to `cap`; a message longer than `cap` is refused.
+    #[inline(always)]
+    fn make_room(&mut self, cap: usize) -> PmiResult<()> {
+        if self.end == self.buf.len() {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            } else if self.buf.len() < cap {
+                self.buf.resize((self.buf.len() * 2).min(cap), 0);
+            } else {
+                return Err(self.fail(format_args!(
+                    "protocol error: reply longer than {cap} bytes"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// One read into the buffer's free room (`flags`: 0, or `MSG_DONTWAIT` not to wait).
+    #[inline(always)]
+    fn read_some(&mut self, flags: libc::c_int) -> PmiResult<Read> {
+        let fd = self.raw_fd();
+        let free = &mut self.buf[self.end..];
+        // SAFETY: `free` is a live, writable slice of `free.len()` bytes inside `buf`;
+        // `fd` is an open socket owned by `self`.
+        let n = unsafe {
+            if flags == 0 {
+                libc::read(fd, free.as_mut_ptr().cast(), free.len())
+            } else {
+                libc::recv(fd, free.as_mut_ptr().cast(), free.len(), flags)
+            }
+        };
+        if n > 0 {
+            self.end += n as usize;
+            return Ok(Read::Got);
+        }
+        if n == 0 {
+            return Err(self.fail(format_args!("the process manager closed the connection")));
+        }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EINTR) => Ok(Read::Interrupted),
+            Some(libc::EAGAIN) => Ok(Read::WouldBlock),
+            _ => Err(self.fail(format_args!("cannot read from the process manager: {err}"))),
+        }
+    }
+
+    /// The reply limit (`PMI_TIMEOUT`), if any.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout_ms.map(|ms| Duration::from_millis(ms as u64))
+    }
+
+    /// The waker's fd (an eventfd, made the first time): what a thread waiting without
+    /// the lock polls beside the socket.
+    pub fn waker(&mut self) -> PmiResult<RawFd> {
+        if self.waker.is_none() {
+            // SAFETY: eventfd takes no pointers; a valid fd is owned from here on.
+            let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+            if fd < 0 {
+                let err = io::Error::last_os_error();
+                return Err(trace::fatal(format_args!("cannot make an eventfd: {err}")));
+            }
+            // SAFETY: `fd` was just opened and is owned by nobody else.
+            self.waker = Some(unsafe { OwnedFd::from_raw_fd(fd) });
+        }
+        Ok(self.waker.as_ref().map_or(-1, AsRawFd::as_raw_fd))
+    }
+
+    /// Wake the threads polling the waker (a barrier's end came to another thread).
+    pub fn wake(&self) {
+        if let Some(fd) = &self.waker {
+            let one: u64 = 1;
+            // SAFETY: writes the 8 bytes of `one` to the eventfd; a full counter (never,
+            // in practice) only makes the write fail, and the poll wakes anyway.
+            unsafe { libc::write(fd.as_raw_fd(), (&raw const one).cast(), 8) };
+        }
+    }
+
+    /// Reset the waker after a wake-up has been seen.
+    pub fn clear_wake(&self) {
+        if let Some(fd) = &self.waker {
+            let mut count: u64 = 0;
+            // SAFETY: reads at most 8 bytes into `count`; the fd is non-blocking, so an
+            // unsignalled one only gives EAGAIN.
+            unsafe { libc::read(fd.as_raw_fd(), (&raw mut count).cast(), 8) };
+        }
+    }
+
+    /// Wait, holding no lock of the library's, until one of `fds` has something to read
+    /// or `limit` passes (None: no limit). For a thread waiting in a PMI 1.2 barrier while
+    /// other threads use the connection: whichever reads first sorts out what came.
+    pub fn wait_readable(fds: [RawFd; 2], limit: Option<Duration>) {
+        let mut pfds = fds.map(|fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        });
+        let ms = limit.map_or(-1, |l| {
+            l.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
+        });
+        // SAFETY: `pfds` is an array of two valid pollfds on the stack, and we pass its
+        // length. An fd closed meanwhile (a finalize in another thread) only makes poll
+        // say so; the caller then finds the library finalized.
+        unsafe { libc::poll(pfds.as_mut_ptr(), 2, ms) };
     }
 
     /// Block until the fd is ready for `events` (only reached on a non-blocking fd).

@@ -149,6 +149,24 @@ pub unsafe fn bytes_in<'a>(p: *const c_char) -> PmiResult<&'a [u8]> {
     Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
 }
 
+/// A copy of the caller's `count` C ints at `p`: NULL → `PMI_ERR_INVALID_ARG`, a count
+/// below 0 → `PMI_ERR_INVALID_SIZE`. (A copy: the array may also be another argument.)
+///
+/// # Safety
+/// `p` is NULL or points to `count` readable ints.
+pub unsafe fn ints_in(p: *const c_int, count: c_int) -> PmiResult<Vec<c_int>> {
+    if p.is_null() {
+        return Err(PmiError::InvalidArg);
+    }
+    let len = usize::try_from(count).map_err(|_| PmiError::InvalidSize)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| PmiError::NoMem)?;
+    // SAFETY: the caller promises `count` readable ints at `p`; read one by one, without
+    // assuming their alignment.
+    out.extend((0..len).map(|i| unsafe { p.add(i).read_unaligned() }));
+    Ok(out)
+}
+
 // The outputs below hold raw pointers and write through them, never through a `&mut`:
 // C lets a caller pass one place for two arguments (`PMI2_Init(&x, &size, &rank, &x)`,
 // `PMI_KVS_Get(kvs, buf, buf, n)`), which two live `&mut` (or a `&mut` beside a `&`)

@@ -7,13 +7,14 @@
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::time::Instant;
 
 use libc::c_char;
 
 use crate::api::{Api, Maxes, Op};
-use crate::backend::Identity;
+use crate::backend::{BarrierStep, Identity};
 use crate::backends::{self, pmix};
-use crate::client::Client;
+use crate::client::{BarrierGroup, Client};
 use crate::conn::Conn;
 use crate::error::{PmiError, PmiResult};
 use crate::ffi;
@@ -124,6 +125,27 @@ pub fn finalize() -> PmiResult<()> {
         other => {
             *state = other;
             Err(PmiError::Init)
+        }
+    }
+}
+
+/// `PMI_Barrier` (`group` None), or PMI 1.2's `PMI_Barrier_group`: begun under the
+/// lock, and, from a PMI 1.2 server, its end awaited without it, so that this process's
+/// other threads may put, commit and get meanwhile (their replies and this barrier's end
+/// are told apart on the one connection: `backends::pmi1`). Elsewhere the barrier holds
+/// the lock until it ends, and other threads' calls wait for it. `PMI_TIMEOUT` bounds the
+/// wait as any reply's.
+pub fn barrier(group: Option<BarrierGroup<'_>>, tag: Option<&[u8]>) -> PmiResult<()> {
+    let step = with_client(|c| c.barrier_begin(group, tag))?;
+    let BarrierStep::Pending { tag, fds, limit } = step else {
+        return Ok(());
+    };
+    let start = Instant::now();
+    loop {
+        Conn::wait_readable(fds, limit.map(|l| l.saturating_sub(start.elapsed())));
+        let late = limit.is_some_and(|l| start.elapsed() >= l);
+        if with_client(|c| c.barrier_ended(tag, late))? {
+            return Ok(());
         }
     }
 }

@@ -124,6 +124,29 @@ impl Api {
     }
 }
 
+/// The ranks of a PMI 1.2 group barrier (`PMI_Barrier_group` with an array of ranks),
+/// as every member must name them alike: ascending. Refused before anything is sent:
+/// `PMI_ERR_INVALID_SIZE` for a count below 1 or above the job's size;
+/// `PMI_ERR_INVALID_ARG` for a rank outside the job, a rank named twice, or a group
+/// without this process (the server would wait for ever, or Hydra's proxy assert).
+pub fn group_ranks(ranks: &[i32], me: i32, size: i32) -> PmiResult<Vec<i32>> {
+    require(
+        !ranks.is_empty() && ranks.len() <= size as usize,
+        PmiError::InvalidSize,
+    )?;
+    require(
+        ranks.iter().all(|r| (0..size).contains(r)),
+        PmiError::InvalidArg,
+    )?;
+    let mut sorted = ranks.to_vec();
+    sorted.sort_unstable();
+    require(
+        sorted.windows(2).all(|w| w[0] != w[1]) && sorted.binary_search(&me).is_ok(),
+        PmiError::InvalidArg,
+    )?;
+    Ok(sorted)
+}
+
 /// A PMI-1 value that MPICH 5.0.2's Hydra cannot parse in a `put` line (a spawn sends its
 /// fields a line each), and ends the whole job for (measured): it reads the words after a
 /// value's first space as more `key=value` fields, and dies on a value that starts with a
@@ -302,6 +325,22 @@ mod tests {
             Api::Pmi2.check_spawn(&[ok], &[(b"k", b"x;y")], PMI2_MAXES),
             Err(PmiError::InvalidVal)
         );
+    }
+
+    #[test]
+    fn group_ranks_are_sorted_and_checked() {
+        assert_eq!(group_ranks(&[5, 0, 1], 1, 8), Ok(vec![0, 1, 5]));
+        assert_eq!(group_ranks(&[3], 3, 4), Ok(vec![3]));
+        for (ranks, err) in [
+            (&[][..], PmiError::InvalidSize),
+            (&[0, 1, 2, 3, 0][..], PmiError::InvalidSize),
+            (&[0, 4][..], PmiError::InvalidArg),
+            (&[-1, 0][..], PmiError::InvalidArg),
+            (&[0, 1, 1][..], PmiError::InvalidArg),
+            (&[2, 3][..], PmiError::InvalidArg),
+        ] {
+            assert_eq!(group_ranks(ranks, 0, 4), Err(err), "{ranks:?}");
+        }
     }
 
     fn spawn_of(args: &[&'static [u8]]) -> SpawnCommand<'static> {

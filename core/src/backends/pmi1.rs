@@ -3,7 +3,7 @@
 
 use crate::api::Api;
 use crate::api::{Maxes, DEFAULT_MAXES};
-use crate::backend::{Backend, Identity, SpawnCommand, Spawned};
+use crate::backend::{Backend, BarrierStep, Group, Identity, SpawnCommand, Spawned};
 use crate::conn::Conn;
 use crate::error::{PmiError, PmiResult};
 use crate::launch::{JobEnv, PortEnv};
@@ -20,6 +20,13 @@ pub struct Pmi1Wire {
     maxes: Maxes,
     /// The longest request line, newline included, the server takes.
     request_max: usize,
+    /// The PMI-1 subversion the server answered `init` with: 1, or 2 for a PMI 1.2
+    /// server (MPICH 5's Hydra), whose barriers may be awaited without the lock and
+    /// named by group.
+    minor: i64,
+    /// The tags of `barrier_out`s read while another reply was awaited (PMI 1.2), for
+    /// the barriers begun and not yet seen to end.
+    ended: Vec<i32>,
 }
 
 /// Send `request` (one whole line) and read one reply line, which must be
@@ -78,6 +85,8 @@ impl Pmi1Wire {
             id,
             maxes: DEFAULT_MAXES,
             request_max,
+            minor: 1,
+            ended: Vec::new(),
         };
         wire.handshake()?;
         wire.maxes = wire.fetch_maxes()?;
@@ -90,7 +99,7 @@ impl Pmi1Wire {
             "init",
             &[("pmi_version", b"1"), ("pmi_subversion", b"1")],
         );
-        let reply = call_line(&mut self.conn, &self.request, b"response_to_init")?;
+        let reply = self.call(b"response_to_init")?;
         let rc = reply.rc();
         let version = (reply.field(b"pmi_version"), reply.field(b"pmi_subversion"));
         let (major, minor) = (reply.int(b"pmi_version"), reply.int(b"pmi_subversion"));
@@ -105,7 +114,13 @@ impl Pmi1Wire {
         match (version, major, minor) {
             // RFC 13 makes the version fields optional: silence agrees to 1.1.
             ((None, None), _, _) => Ok(()),
-            (_, Some(1), Some(minor)) if minor >= 1 => Ok(()),
+            // 1.1 was asked for, so that no 1.1 server fails it (Hydra 4.0.2 ends the job
+            // on `pmi_subversion=2`); a server that can do more says so (MPICH 5's
+            // Hydra: 2), and 1.2 is used from here on.
+            (_, Some(1), Some(minor)) if minor >= 1 => {
+                self.minor = minor;
+                Ok(())
+            }
             _ => Err(trace::fatal(format_args!(
                 "PMI_Init: the server does not speak PMI 1.1 or a later 1.x: \"{line}\""
             ))),
@@ -114,7 +129,7 @@ impl Pmi1Wire {
 
     fn fetch_maxes(&mut self) -> PmiResult<Maxes> {
         pmi1::encode(&mut self.request, "get_maxes", &[]);
-        let reply = call_line(&mut self.conn, &self.request, b"maxes")?;
+        let reply = self.call(b"maxes")?;
         let line = reply.line().escape_ascii();
         // RFC 13's grammar makes the three fields optional together: a reply without any
         // announces the defaults every client assumes before `PMI_Init` (MPICH's: 256,
@@ -145,6 +160,44 @@ impl Pmi1Wire {
         }
     }
 
+    /// Whether the server speaks PMI 1.2.
+    fn threaded(&self) -> bool {
+        self.minor >= 2
+    }
+
+    /// Send the request built, and read its reply, which must be `cmd=<expected>` (as
+    /// [`call_line`]). From a PMI 1.2 server, a `barrier_out` that comes first ends a
+    /// barrier another thread waits for without the lock: its tag is kept, and that
+    /// thread woken ([`Conn::wake`]).
+    fn call(&mut self, expected: &[u8]) -> PmiResult<Reply<'_>> {
+        if !self.threaded() {
+            return call_line(&mut self.conn, &self.request, expected);
+        }
+        self.conn.send(&self.request)?;
+        let range = loop {
+            let range = self.conn.recv(expected, &pmi1::LINES)?;
+            let reply = Reply::new(self.conn.message(range.clone()));
+            if reply.cmd() == Some(b"barrier_out") && expected != b"barrier_out" {
+                let tag = barrier_tag(&reply);
+                self.ended.push(tag);
+                self.conn.wake();
+                continue;
+            }
+            break range;
+        };
+        let conn = &self.conn;
+        let line = conn.message(range);
+        let reply = Reply::new(line);
+        if reply.cmd() != Some(expected) {
+            return Err(conn.fail(format_args!(
+                "protocol error: expected cmd={}, got \"{}\"",
+                expected.escape_ascii(),
+                line.escape_ascii()
+            )));
+        }
+        Ok(reply)
+    }
+
     /// The request just built, if its line fits what the server takes; else `err`, traced,
     /// with nothing sent (Slurm's PMI-1 server cuts a longer line and takes its tail for
     /// the next request).
@@ -164,7 +217,7 @@ impl Pmi1Wire {
     /// which RFC 13 allows.
     fn fetch_int(&mut self, cmd: &str, expected: &[u8], field: &[u8]) -> PmiResult<i32> {
         pmi1::encode(&mut self.request, cmd, &[]);
-        let reply = call_line(&mut self.conn, &self.request, expected)?;
+        let reply = self.call(expected)?;
         match (
             reply.rc(),
             reply.field(field),
@@ -179,7 +232,7 @@ impl Pmi1Wire {
     /// A request without arguments whose reply carries only `rc`.
     fn simple(&mut self, cmd: &str, expected: &[u8]) -> PmiResult<()> {
         pmi1::encode(&mut self.request, cmd, &[]);
-        let reply = call_line(&mut self.conn, &self.request, expected)?;
+        let reply = self.call(expected)?;
         if reply.rc() == Some(0) {
             Ok(())
         } else {
@@ -204,9 +257,10 @@ impl Backend for Pmi1Wire {
     /// `cmd=get_my_kvsname`.
     fn kvsname(&mut self) -> PmiResult<Vec<u8>> {
         pmi1::encode(&mut self.request, "get_my_kvsname", &[]);
-        let reply = call_line(&mut self.conn, &self.request, b"my_kvsname")?;
+        let kvsname_max = self.maxes.kvsname;
+        let reply = self.call(b"my_kvsname")?;
         match (reply.rc(), reply.field(b"kvsname")) {
-            (Some(0), Some(name)) if Api::Pmi1.is_name(name) && name.len() < self.maxes.kvsname => {
+            (Some(0), Some(name)) if Api::Pmi1.is_name(name) && name.len() < kvsname_max => {
                 Ok(name.to_vec())
             }
             _ => Err(server_error("PMI_KVS_Get_my_name", reply)),
@@ -231,7 +285,7 @@ impl Backend for Pmi1Wire {
             &[("kvsname", kvsname), ("key", key), ("value", value)],
         );
         self.fits("put", PmiError::InvalidValLength)?;
-        let reply = call_line(&mut self.conn, &self.request, b"put_result")?;
+        let reply = self.call(b"put_result")?;
         if reply.rc() != Some(0) {
             return Err(server_error("put", reply));
         }
@@ -248,6 +302,85 @@ impl Backend for Pmi1Wire {
         self.simple("barrier_in", b"barrier_out")
     }
 
+    /// From a PMI 1.1 server, `PMI_Barrier` waits in the call (the lock held, as every
+    /// call), and there are no group barriers. From a 1.2 server the request is sent
+    /// and its `barrier_out` awaited without the lock: a plain `cmd=barrier_in` (tag 0),
+    /// or `cmd=barrier_in group=<group>:<tag>`.
+    fn barrier_begin(&mut self, group: Option<Group<'_>>, tag: i32) -> PmiResult<BarrierStep> {
+        if !self.threaded() {
+            return match group {
+                None => self.barrier().map(|()| BarrierStep::Done),
+                Some(_) => Err(crate::backend::unsupported(
+                    self.name(),
+                    "PMI_Barrier_group (a PMI 1.1 server)",
+                )),
+            };
+        }
+        let tag = match group {
+            None => {
+                pmi1::encode(&mut self.request, "barrier_in", &[]);
+                0
+            }
+            Some(group) => {
+                pmi1::encode_group_barrier(&mut self.request, group, tag);
+                self.fits("barrier_in", PmiError::InvalidSize)?;
+                tag
+            }
+        };
+        let waker = self.conn.waker()?;
+        self.conn.send(&self.request)?;
+        Ok(BarrierStep::Pending {
+            tag,
+            fds: [self.conn.raw_fd(), waker],
+            limit: self.conn.timeout(),
+        })
+    }
+
+    /// Whether `barrier_out tag=<tag>` came: kept from another thread's reading, or read
+    /// now from what the socket holds. Nothing but `barrier_out`s may come while no other
+    /// reply is awaited.
+    fn barrier_ended(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
+        self.conn.clear_wake();
+        loop {
+            if let Some(at) = self.ended.iter().position(|&t| t == tag) {
+                self.ended.swap_remove(at);
+                return Ok(true);
+            }
+            let Some(range) = self.conn.recv_now(&pmi1::LINES)? else {
+                break;
+            };
+            let line = self.conn.message(range);
+            let reply = Reply::new(line);
+            if reply.cmd() != Some(b"barrier_out") {
+                return Err(self.conn.fail(format_args!(
+                    "protocol error: expected cmd=barrier_out, got \"{}\"",
+                    line.escape_ascii()
+                )));
+            }
+            if reply.rc() != Some(0) {
+                return Err(server_error("barrier", reply));
+            }
+            let got = barrier_tag(&reply);
+            self.ended.push(got);
+        }
+        if late {
+            let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
+            return Err(self.conn.fail(format_args!(
+                "no reply (cmd=barrier_out) from the process manager in {seconds} s \
+                 (PMI_TIMEOUT)"
+            )));
+        }
+        Ok(false)
+    }
+
+    fn group_barriers(&self) -> bool {
+        self.threaded()
+    }
+
+    fn version(&self) -> Option<(i64, i64)> {
+        Some((1, self.minor))
+    }
+
     /// `cmd=get`. A key the server does not have is `PMI_ERR_INVALID_KEY` and leaves the
     /// connection usable.
     fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
@@ -256,7 +389,7 @@ impl Backend for Pmi1Wire {
             "get",
             &[("kvsname", kvsname), ("key", key)],
         );
-        let reply = call_line(&mut self.conn, &self.request, b"get_result")?;
+        let reply = self.call(b"get_result")?;
         match (reply.rc(), reply.value()) {
             // (A value holding a NUL is refused by the client, for every backend.)
             (Some(0), Some(value)) => Ok(value),
@@ -279,7 +412,7 @@ impl Backend for Pmi1Wire {
             &[("service", service), ("port", port)],
         );
         self.fits("publish_name", PmiError::InvalidArg)?;
-        let reply = call_line(&mut self.conn, &self.request, b"publish_result")?;
+        let reply = self.call(b"publish_result")?;
         name_service_ok("publish_name", reply)
     }
 
@@ -287,7 +420,7 @@ impl Backend for Pmi1Wire {
     fn unpublish_name(&mut self, service: &[u8]) -> PmiResult<()> {
         pmi1::encode(&mut self.request, "unpublish_name", &[("service", service)]);
         self.fits("unpublish_name", PmiError::InvalidArg)?;
-        let reply = call_line(&mut self.conn, &self.request, b"unpublish_result")?;
+        let reply = self.call(b"unpublish_result")?;
         name_service_ok("unpublish_name", reply)
     }
 
@@ -295,7 +428,7 @@ impl Backend for Pmi1Wire {
     fn lookup_name(&mut self, service: &[u8]) -> PmiResult<&[u8]> {
         pmi1::encode(&mut self.request, "lookup_name", &[("service", service)]);
         self.fits("lookup_name", PmiError::InvalidArg)?;
-        let reply = call_line(&mut self.conn, &self.request, b"lookup_result")?;
+        let reply = self.call(b"lookup_result")?;
         name_service_ok("lookup_name", reply)?;
         reply
             .field(b"port")
@@ -313,7 +446,7 @@ impl Backend for Pmi1Wire {
         slots: usize,
     ) -> PmiResult<Spawned> {
         pmi1::encode_spawn(&mut self.request, commands, preput)?;
-        let reply = call_line(&mut self.conn, &self.request, b"spawn_result")?;
+        let reply = self.call(b"spawn_result")?;
         if reply.rc() != Some(0) {
             return Err(server_error("spawn", reply));
         }
@@ -376,6 +509,14 @@ pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
             "PMI_Init: PMI_PORT handshake gave rank {rank:?} of size {size:?}"
         ))),
     }
+}
+
+/// The tag a `barrier_out` names (0 when it names none, as for a plain barrier).
+fn barrier_tag(reply: &Reply<'_>) -> i32 {
+    reply
+        .int(b"tag")
+        .and_then(|t| i32::try_from(t).ok())
+        .unwrap_or(0)
 }
 
 /// Name service replies differ: Hydra sends `rc=0|1` with `info=ok`, Slurm sends

@@ -89,6 +89,11 @@ impl Backend for Singleton {
         Ok(())
     }
 
+    /// Every group of a job of one is this process alone: a no-op, as MPICH's singleton.
+    fn group_barriers(&self) -> bool {
+        true
+    }
+
     /// Every key there is was put by this process, but `PMI_process_mapping`, which
     /// RFC 13's process manager provides: this one process on its one node.
     fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {

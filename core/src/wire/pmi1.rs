@@ -254,6 +254,54 @@ fn push_line(buf: &mut Vec<u8>, key: std::fmt::Arguments<'_>, value: &[u8]) {
     buf.push(b'\n');
 }
 
+/// Who a PMI 1.2 group barrier waits for, as the wire names it (`pmi-1.2.txt`:
+/// `barrier_in group=<name>:<tag>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group<'a> {
+    /// Every process of the job: `WORLD`.
+    World,
+    /// The processes on this node: `NODE`.
+    Node,
+    /// These ranks (at least two, ascending, none twice): `0,1,5`.
+    Ranks(&'a [i32]),
+}
+
+/// The barrier tag of a string tag, as MPICH 5's client makes it (FNV-1a over the
+/// string's bytes, as a C `int`, made non-negative); 0 without a tag. Every member of
+/// a group must use the same tag for the barrier's name to match.
+pub fn group_tag(tag: Option<&[u8]>) -> i32 {
+    let Some(tag) = tag else {
+        return 0;
+    };
+    let hash = tag.iter().fold(2_166_136_261u32, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(16_777_619)
+    }) as i32;
+    // (MPICH's abs() leaves INT_MIN negative; here it is 0, a name Hydra parses alike.)
+    hash.checked_abs().unwrap_or(0)
+}
+
+/// Encode `cmd=barrier_in group=<group>:<tag>` into `buf`.
+pub fn encode_group_barrier(buf: &mut Vec<u8>, group: Group<'_>, tag: i32) {
+    buf.clear();
+    buf.extend_from_slice(b"cmd=barrier_in group=");
+    let mut digits = IntDigits::default();
+    match group {
+        Group::World => buf.extend_from_slice(b"WORLD"),
+        Group::Node => buf.extend_from_slice(b"NODE"),
+        Group::Ranks(ranks) => {
+            for (i, &rank) in ranks.iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
+                buf.extend_from_slice(format_int(i64::from(rank), &mut digits));
+            }
+        }
+    }
+    buf.push(b':');
+    buf.extend_from_slice(format_int(i64::from(tag), &mut digits));
+    buf.push(b'\n');
+}
+
 /// Hydra's PMI-1 proxy frames a spawn segment at the first line ending in this word.
 pub const END_OF_SPAWN: &[u8] = b"endcmd";
 
@@ -460,6 +508,22 @@ mod tests {
             Ok(())
         );
         assert!(buf.len() <= SPAWN_MAX_BYTES);
+    }
+
+    #[test]
+    fn group_barriers_are_named_as_mpich_5_names_them() {
+        let mut buf = Vec::new();
+        encode_group_barrier(&mut buf, Group::World, 0);
+        assert_eq!(buf, b"cmd=barrier_in group=WORLD:0\n");
+        encode_group_barrier(&mut buf, Group::Node, 17);
+        assert_eq!(buf, b"cmd=barrier_in group=NODE:17\n");
+        encode_group_barrier(&mut buf, Group::Ranks(&[0, 1, 5]), 3);
+        assert_eq!(buf, b"cmd=barrier_in group=0,1,5:3\n");
+        // FNV-1a of the string's bytes, as MPICH 5's HASH_FNV computes it.
+        assert_eq!(group_tag(None), 0);
+        assert_eq!(group_tag(Some(b"")), (2_166_136_261u32 as i32).abs());
+        assert_eq!(group_tag(Some(b"a")), (0xe40c_292c_u32 as i32).abs());
+        assert!((0..64u8).all(|i| group_tag(Some(&[b'x', i])) >= 0));
     }
 
     mod properties {

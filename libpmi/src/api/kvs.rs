@@ -6,6 +6,7 @@ use libc::{c_char, c_int};
 use crate::api::unsupported;
 use crate::codes::guard;
 use pmi_core::api::{Maxes, DEFAULT_MAXES};
+use pmi_core::client::BarrierGroup;
 use pmi_core::error::PmiError;
 use pmi_core::ffi;
 use pmi_core::lifecycle;
@@ -267,7 +268,66 @@ pub unsafe extern "C" fn PMI_KVS_Get(
 pub extern "C" fn PMI_Barrier() -> c_int {
     guard(
         |f| f.write_str("PMI_Barrier()"),
-        || lifecycle::with_client(|c| c.barrier()),
+        || lifecycle::barrier(None, None),
+    )
+}
+
+/// PMI 1.2 (MPICH 5): block until every process of a group of the job has entered the
+/// barrier; puts made before it are visible to the group's processes after it.
+/// `group` is `PMI_GROUP_WORLD` (the whole job), `PMI_GROUP_NODE` (the processes on
+/// this node), `PMI_GROUP_SELF` (this process alone: a no-op), or an array of `count`
+/// ranks of the job (any order, this process among them; `count` is ignored for the
+/// three constants). Barriers of one group that `stringtag`s (NULL allowed) tell apart
+/// may run at once, in different threads; every member must pass the same tag. With a
+/// server that speaks PMI 1.2 (MPICH 5's Hydra: `cmd=barrier_in group=<ranks>:<tag>`) or
+/// under PMIx (`PMIx_Fence` over the group's processes); for a singleton every group is
+/// this process alone. Another thread's calls are not held while it waits.
+///
+/// Returns `PMI_SUCCESS`; `PMI_ERR_INIT` if not initialized; `PMI_ERR_INVALID_ARG` if
+/// the array is NULL (not one of the constants), names a rank outside the job or twice,
+/// or does not name this process; `PMI_ERR_INVALID_SIZE` if `count` < 1 or larger than
+/// the job; `PMI_FAIL` if the server has no group barriers (PMI 1.1: Hydra 4, Slurm's
+/// PMI-1 wire; so `PMI_Barrier_group(PMI_GROUP_SELF, 0, NULL)` says
+/// whether they work, as with MPICH's client) or fails.
+///
+/// # Safety
+/// `group` is one of the three constants or points to `count` readable ints;
+/// `stringtag` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn PMI_Barrier_group(
+    group: *const c_int,
+    count: c_int,
+    stringtag: *const c_char,
+) -> c_int {
+    guard(
+        |f| {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            let tag = unsafe { ffi::show(stringtag) };
+            write!(f, "PMI_Barrier_group({group:p}, {count}, {tag})")
+        },
+        || {
+            // SAFETY: the caller passes NULL or a NUL-terminated string.
+            let tag = (!stringtag.is_null())
+                .then(|| unsafe { ffi::bytes_in(stringtag) })
+                .transpose()?;
+            let ranks;
+            let which = match group as usize {
+                0 => BarrierGroup::World,
+                1 => BarrierGroup::Myself,
+                2 => BarrierGroup::Node,
+                _ => {
+                    // The count is checked against the job before the array is read.
+                    let (_, size) = lifecycle::rank_and_size()?;
+                    if count < 1 || count > size {
+                        return Err(PmiError::InvalidSize);
+                    }
+                    // SAFETY: not a constant, so the caller passes `count` readable ints.
+                    ranks = unsafe { ffi::ints_in(group, count) }?;
+                    BarrierGroup::Ranks(&ranks)
+                }
+            };
+            lifecycle::barrier(Some(which), tag)
+        },
     )
 }
 

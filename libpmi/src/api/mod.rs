@@ -1,5 +1,6 @@
-//! The 33 PMI-1 exports of RFC 13, grouped. Each is a few lines: check and convert the
-//! C arguments through `ffi`, call the safe client, map the result to a code.
+//! The 34 PMI-1 exports, grouped: the 33 of RFC 13 and MPICH 5's `PMI_Barrier_group` (PMI
+//! 1.2). Each is a few lines: check and convert the C arguments through `ffi`, call the
+//! safe client, map the result to a code.
 
 pub mod info;
 pub mod kvs;
@@ -8,10 +9,16 @@ pub mod names;
 pub mod options;
 pub mod spawn;
 
-use libc::c_char;
+use libc::{c_char, c_int};
 
 use pmi_core::error::PmiError;
 use pmi_core::trace;
+
+/// The version of the PMI-1 API this header describes, as MPICH 5's `pmi.h` says it:
+/// 1.2, RFC 13's calls and `PMI_Barrier_group`.
+pub const PMI_VERSION: c_int = 1;
+/// See `PMI_VERSION`.
+pub const PMI_SUBVERSION: c_int = 2;
 
 /// A boolean as PMI passes it: `PMI_TRUE` or `PMI_FALSE`.
 #[allow(non_camel_case_types)]

@@ -433,14 +433,26 @@ impl Lib {
 
     /// `PMIx_Fence` over the whole namespace, with `collect`ing every process's data.
     pub fn fence(&self, collect: bool, timeout: Option<u32>) -> c_int {
+        self.fence_of(&[], collect, timeout)
+    }
+
+    /// `PMIx_Fence` over `procs` (none: this whole namespace), collecting their data when
+    /// `collect`.
+    pub fn fence_of(&self, procs: &[Proc], collect: bool, timeout: Option<u32>) -> c_int {
         let mut infos = Infos::new(self);
         if collect {
             infos.add(c"pmix.collect", &InfoValue::Bool(true));
         }
         add_timeout(&mut infos, timeout);
+        let (ptr, n) = if procs.is_empty() {
+            (std::ptr::null(), 0)
+        } else {
+            (procs.as_ptr(), procs.len())
+        };
         watched("PMIx_Fence", || {
-            // SAFETY: NULL procs means this namespace; `infos` holds its count of entries.
-            unsafe { (self.fns.fence)(std::ptr::null(), 0, infos.ptr(), infos.items.len()) }
+            // SAFETY: `ptr` is NULL (this namespace) or `procs`, `n` pmix_proc_t long, alive
+            // during the call; `infos` holds its count of entries.
+            unsafe { (self.fns.fence)(ptr, n, infos.ptr(), infos.items.len()) }
         })
     }
 

@@ -54,7 +54,7 @@ pub use search::load;
 
 use crate::api::Maxes;
 use crate::api::{Api, Op};
-use crate::backend::{Backend, Identity};
+use crate::backend::{Backend, BarrierStep, Group, Identity};
 use crate::backend::{SpawnCommand, Spawned};
 use crate::error::{PmiError, PmiResult};
 use crate::launch::{PmixEnv, PARENT, PREPUT_KEY, PREPUT_NUM, PREPUT_VAL};
@@ -113,6 +113,10 @@ pub struct Pmix {
     /// `PMI_process_mapping` once known (built, it costs a `PMIx_Get` per rank; a job's
     /// layout does not change).
     layout: Option<Vec<u8>>,
+    /// The ranks this process met in PMI 1.2 group barriers since its last barrier of the
+    /// whole job, ascending: their puts before the group barrier are not in the key
+    /// directory until that next barrier, so a get the directory cannot place asks them.
+    group_peers: Vec<u32>,
 }
 
 /// A service name is a PMIx key: at most `PMIX_MAX_KEYLEN` bytes.
@@ -190,6 +194,7 @@ impl Pmix {
             dir: Directory::default(),
             api,
             layout: None,
+            group_peers: Vec::new(),
         };
         match pmix.identify(found) {
             Ok(id) => {
@@ -408,6 +413,17 @@ impl Pmix {
         Ok(())
     }
 
+    /// `key` from the first peer of a group barrier since the last barrier of the whole
+    /// job that has it (their data was collected by the group's fence: asked without
+    /// waiting); `None` when none has.
+    fn ask_group_peers(&self, key: &[u8]) -> Option<Answer> {
+        self.group_peers
+            .iter()
+            .filter(|&&rank| rank != self.me.rank())
+            .filter_map(|&rank| calls::proc_of(self.me.nspace(), rank))
+            .find_map(|who| self.fetch_with(&who, key, true).ok())
+    }
+
     /// `key` was put by this process (`Directory::add_own`).
     fn owns(&mut self, key: &[u8], value: Option<&[u8]>) {
         self.dir.add_own(self.me.rank(), key, value);
@@ -500,7 +516,47 @@ impl Backend for Pmix {
         }
         self.check("PMIx_Fence(collect data)", rc)?;
         self.dir.fences += 1;
+        self.group_peers.clear();
         Ok(())
+    }
+
+    /// PMI 1.2's group barriers: the whole job's is `barrier`; a node's or a list's is
+    /// `PMIx_Fence` over those processes, collecting their data, and its members are
+    /// remembered for the gets the key directory cannot place until the next barrier of
+    /// the whole job. The tag names nothing here: PMIx tells concurrent fences apart by
+    /// their processes.
+    fn barrier_begin(&mut self, group: Option<Group<'_>>, _tag: i32) -> PmiResult<BarrierStep> {
+        let ranks: Vec<i32> = match group {
+            None | Some(Group::World) => return self.barrier().map(|()| BarrierStep::Done),
+            Some(Group::Node) => self.local_ranks()?.unwrap_or_else(|| vec![self.id.rank]),
+            Some(Group::Ranks(ranks)) => ranks.to_vec(),
+        };
+        let procs: Vec<Proc> = ranks
+            .iter()
+            .filter_map(|&r| calls::proc_of(self.me.nspace(), r as u32))
+            .collect();
+        if procs.len() != ranks.len() {
+            return Err(self.failed("PMIx_Fence(group)", abi::ERR_BAD_PARAM));
+        }
+        self.commit()?;
+        let rc = self.lib.fence_of(&procs, true, self.timeout);
+        if rc != 0 {
+            return Err(trace::fatal(format_args!(
+                "PMI_Barrier_group: PMIx_Fence over {} processes failed: {}",
+                procs.len(),
+                self.lib.error_string(rc)
+            )));
+        }
+        for rank in ranks {
+            if let Err(at) = self.group_peers.binary_search(&(rank as u32)) {
+                self.group_peers.insert(at, rank as u32);
+            }
+        }
+        Ok(BarrierStep::Done)
+    }
+
+    fn group_barriers(&self) -> bool {
+        true
     }
 
     fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
@@ -528,10 +584,13 @@ impl Backend for Pmix {
                 let owner = calls::proc_of(self.me.nspace(), rank).unwrap_or(self.me);
                 self.fetch_with(&owner, key, false)
             }
-            None => {
-                let any = calls::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
-                self.fetch(&any, key)
-            }
+            None => match self.ask_group_peers(key) {
+                Some(answer) => Ok(answer),
+                None => {
+                    let any = calls::proc_of(self.me.nspace(), RANK_UNDEF).unwrap_or(self.me);
+                    self.fetch(&any, key)
+                }
+            },
         };
         match answer {
             Ok(Answer::Text(value)) => {
