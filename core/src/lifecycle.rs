@@ -42,7 +42,11 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
     trace::set_enabled(launch::debug_requested(&lookup));
     let refuse = |why: String| trace::fatal(format_args!("{call}: {why}"));
     let timeout = launch::timeout(&lookup).map_err(refuse)?;
-    let launch::Decision { launch, set_aside } = launch::decide(&lookup);
+    let launch::Decision {
+        launch,
+        set_aside,
+        fd_fault,
+    } = launch::decide(&lookup);
     if let Some(why) = set_aside {
         trace::warn(format_args!(
             "{call}: {why} (an outer job's, left in the environment): using the launch \
@@ -60,6 +64,9 @@ pub fn init(api: Api, call: &str) -> PmiResult<Identity> {
                  process manager; one process can use one PMI library"
             )));
         }
+    }
+    if let Some(why) = fd_fault {
+        return Err(refuse(why));
     }
     let mut client = Client::new(backends::start(api, launch, timeout)?, api);
     client.adopt_connection().map_err(refuse)?;

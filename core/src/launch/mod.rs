@@ -102,6 +102,10 @@ pub struct PortEnv {
 pub struct Decision {
     pub launch: Result<Launch, String>,
     pub set_aside: Option<String>,
+    /// Why the `PMI_FD` of a `Launch::Fd` cannot be the launcher's connection, when it
+    /// cannot. `PMI_Init` refuses it after asking whether the other PMI library of this
+    /// process owns the connection (whose fd it then is: the truer answer).
+    pub fd_fault: Option<String>,
 }
 
 /// Decide how this process reaches its process manager, from the environment `lookup`
@@ -110,8 +114,9 @@ pub struct Decision {
 /// [`launchers::names_another_launch`] says when) is an outer job's (`prterun` or
 /// `mpiexec -pmi-port` run inside a Slurm step that set `PMI_FD`, whose fd the launcher
 /// closed, or whose number another file has taken since), and the other launch is taken;
-/// without another launch, such a `PMI_FD` is refused, naming why. (Not under
-/// `PMI_SINGLETON=1`, which wins over both.) `PMI_Init` and `pmi-probe` both ask here.
+/// without another launch, such a `PMI_FD` is refused ([`Decision::fd_fault`] says why).
+/// (Not under `PMI_SINGLETON=1`, which wins over both.) `PMI_Init` and `pmi-probe` both
+/// ask here.
 pub fn decide(lookup: &dyn Fn(&str) -> Option<OsString>) -> Decision {
     decide_with(lookup, &fd::check_pmi_fd)
 }
@@ -138,17 +143,20 @@ pub fn decide_with(
                 return Decision {
                     launch: from_env(&without_fd),
                     set_aside: Some(why),
+                    fd_fault: None,
                 };
             }
         }
     }
-    let launch = match from_env(lookup) {
-        Ok(Launch::Fd(job)) if checked != Some(job.fd) => check(job.fd).map(|()| Launch::Fd(job)),
-        other => other,
+    let launch = from_env(lookup);
+    let fd_fault = match &launch {
+        Ok(Launch::Fd(job)) if checked != Some(job.fd) => check(job.fd).err(),
+        _ => None,
     };
     Decision {
         launch,
         set_aside: None,
+        fd_fault,
     }
 }
 

@@ -512,3 +512,44 @@ fn pmi_debug() {
         );
     }
 }
+
+#[test]
+fn pmi_fd_is_checked_once_and_set_aside_beside_another_launch() {
+    use std::cell::Cell;
+    let checks = Cell::new(0);
+    let refuse = |fd: i32| {
+        checks.set(checks.get() + 1);
+        Err(format!("PMI_FD={fd} is not a socket"))
+    };
+    // No other launch: the launch stands, with the fault for PMI_Init to refuse.
+    let alone = lookup_from(&[("PMI_FD", "999999"), ("PMI_RANK", "0"), ("PMI_SIZE", "2")]);
+    let d = decide_with(&alone, &refuse);
+    assert!(matches!(d.launch, Ok(Launch::Fd(_))));
+    assert_eq!(d.fd_fault.as_deref(), Some("PMI_FD=999999 is not a socket"));
+    assert_eq!((d.set_aside, checks.get()), (None, 1));
+    // Beside PMI_PORT: an outer job's PMI_FD, set aside (a closed fd is said so).
+    let beside = lookup_from(&[
+        ("PMI_FD", "999999"),
+        ("PMI_RANK", "0"),
+        ("PMI_SIZE", "2"),
+        ("PMI_PORT", "h:1"),
+        ("PMI_ID", "1"),
+    ]);
+    let d = decide_with(&beside, &refuse);
+    assert!(matches!(d.launch, Ok(Launch::Port(_))));
+    assert_eq!(d.set_aside.as_deref(), Some("PMI_FD=999999 is not open"));
+    assert_eq!((d.fd_fault, checks.get()), (None, 2));
+    // A good fd beside another launch is checked once, and taken.
+    let good = |_: i32| {
+        checks.set(checks.get() + 1);
+        Ok(())
+    };
+    let d = decide_with(&beside, &good);
+    assert!(matches!(d.launch, Ok(Launch::Fd(_))));
+    assert_eq!((d.set_aside, d.fd_fault, checks.get()), (None, None, 3));
+    // A variable's fault is named before the fd is looked at.
+    let bad = lookup_from(&[("PMI_FD", "3"), ("PMI_RANK", "0")]);
+    let d = decide_with(&bad, &good);
+    assert!(d.launch.is_err());
+    assert_eq!(checks.get(), 3);
+}
