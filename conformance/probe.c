@@ -4,7 +4,8 @@
  * It does NOT use libpmi: it speaks the PMI-1.1 wire itself on PMI_FD (or PMI_PORT),
  * one request, one reply, in lock-step, from init to finalize, so no library call can
  * interleave with it on the connection. It only sends commands every PMI-1.1 server
- * knows (init, get_maxes, get_my_kvsname, put, barrier_in, get, finalize), gets only
+ * knows (init, get_maxes, get_my_kvsname, put, barrier_in, get, finalize), and PMI 1.2's
+ * group barriers only to a server that answers init with pmi_subversion=2; it gets only
  * from the job's own kvsname, and keeps every line far below 64 KiB: nothing here can
  * kill a Hydra 4.0.2 job (see FIELD-NOTES, "What kills a whole Hydra 4.0.2 job").
  *
@@ -135,14 +136,18 @@ int main(void)
     emit("INFO", "server-version", "response_to_init: \"%s\"", r);
     if (strcmp(field(r, "rc", 0), "0") != 0 && has_field(r, "rc"))
         give_up("init refused: \"%.200s\"", r);
+    /* A 1.1 client may be answered 1.1 or a later 1.x (PMI 1.2: the server can do more,
+     * and says so, as MPICH 5's Hydra does); anything else is a deviation. */
+    int pmi12 = 0;
     if (has_field(r, "pmi_version")) {
         /* field() answers in one static buffer: copy the first before the second. */
         char version[32];
         snprintf(version, sizeof version, "%s", field(r, "pmi_version", 0));
-        const char *subversion = field(r, "pmi_subversion", 0);
-        if (strcmp(version, "1") != 0 || strcmp(subversion, "1") != 0)
-            emit("DEV", "version-not-1.1", "a PMI-1.1 client is answered pmi_version=%s "
-                 "pmi_subversion=%s", version, subversion);
+        int subversion = atoi(field(r, "pmi_subversion", 0));
+        if (strcmp(version, "1") != 0 || subversion < 1)
+            emit("DEV", "version-not-1.x", "a PMI-1.1 client is answered pmi_version=%s "
+                 "pmi_subversion=%d", version, subversion);
+        pmi12 = strcmp(version, "1") == 0 && subversion >= 2;
     }
     r = call("maxes", "cmd=get_maxes");
     int keymax = atoi(field(r, "keylen_max", 0)), valmax = atoi(field(r, "vallen_max", 0));
@@ -198,6 +203,39 @@ int main(void)
     if (strcmp(field(r, "rc", 0), "0") == 0 || !has_field(r, "rc"))
         emit("DEV", "missing-key-rc0", "a get of a missing key is answered without an error "
                                        "rc: \"%.200s\"", r);
+
+    /* PMI 1.2 (MPICH 5's pmi-1.2.txt), where the server says it speaks it: group
+     * barriers named WORLD:<tag>, NODE:<tag> and r1,r2,...:<tag>, each answered by
+     * barrier_out with that tag; keys put before a group's barrier readable by its other
+     * members after it. The pairs are (0,1), (2,3), ...: a last rank without a partner
+     * sits that one out (a group of one is not sent: MPICH 5's Hydra asserts on it). */
+    if (pmi12) {
+        int tags_ok = 1;
+        r = call("barrier_out", "cmd=barrier_in group=WORLD:4242");
+        tags_ok &= atoi(field(r, "tag", 0)) == 4242;
+        r = call("barrier_out", "cmd=barrier_in group=NODE:17");
+        tags_ok &= atoi(field(r, "tag", 0)) == 17;
+        int partner = rank ^ 1;
+        if (partner < size) {
+            snprintf(key, sizeof key, "probe-pair-%d", rank);
+            call("put_result", "cmd=put kvsname=%s key=%s value=pair-%d", kvs, key, rank);
+            int lo = rank < partner ? rank : partner;
+            r = call("barrier_out", "cmd=barrier_in group=%d,%d:%d", lo, lo + 1, 100 + lo);
+            tags_ok &= atoi(field(r, "tag", 0)) == 100 + lo;
+            snprintf(key, sizeof key, "probe-pair-%d", partner);
+            r = call("get_result", "cmd=get kvsname=%s key=%s", kvs, key);
+            char want[32];
+            snprintf(want, sizeof want, "pair-%d", partner);
+            if (strcmp(field(r, "value", 0), want) != 0)
+                emit("DEV", "group-keys-unseen", "after the barrier of ranks %d and %d, "
+                     "the partner's key is not there: \"%.120s\"", lo, lo + 1, r);
+        }
+        if (!tags_ok)
+            emit("DEV", "group-tag-not-echoed", "a group barrier's barrier_out does not "
+                 "carry the tag its name gave");
+        emit("INFO", "pmi-1.2", "group barriers of the job, the node and pairs answered");
+        call("barrier_out", "cmd=barrier_in");
+    }
 
     /* Last, because they may end the connection: a put of a key longer than keylen_max
      * (RFC 13 lets a server close the connection on a protocol error), then of a value

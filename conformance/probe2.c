@@ -215,6 +215,14 @@ int main(void)
     if (rc_of(r) != 0 || !field(r, "jobid") || !field(r, "jobid")[0])
         give_up("no jobid in \"%.200s\"", r);
     snprintf(jobid, sizeof jobid, "%s", field(r, "jobid"));
+    /* The wire text: a command after init may carry a thrid (the client's thread), and
+     * its response carries the same one back. */
+    r = call("job-getid-response", "cmd=job-getid;thrid=p2-%d;", rank);
+    char thrid[32];
+    snprintf(thrid, sizeof thrid, "p2-%d", rank);
+    if (!field(r, "thrid") || strcmp(field(r, "thrid"), thrid) != 0)
+        emit("DEV", "thrid-not-echoed", "job-getid with thrid=%s is answered without it: "
+             "\"%.120s\"", thrid, r);
 
     /* Puts the library would refuse or cannot send: each rank its own keys. */
     char key[128];
