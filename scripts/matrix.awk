@@ -23,10 +23,14 @@ BEGIN {
     short["prterun"] = "`prterun`"
     where = hosts3 ? "3 hosts (3+2+1)" : "2 hosts (blocks, cyclic)"
     for (r = 1; r <= 7; r++) title[rows[r] "-vc"] = short[rows[r]] " across " where
-    ncol = split("exchange info barrier validation clique names threads abort spawn trace pmi2 probe dropin static mpi impi-mpi conformance conformance2", cols, " ")
+    ncol = split("exchange info barrier validation clique groups names threads abort spawn trace pmi2 probe dropin static mpi impi-mpi conformance conformance2", cols, " ")
     head["exchange"] = "exchange"; head["info"] = "info"; head["barrier"] = "barrier"
     head["validation"] = "validation"; head["clique"] = "clique"; head["names"] = "names"
     head["threads"] = "threads"; head["abort"] = "abort"; head["spawn"] = "spawn"
+    # PMI 1.2's group barriers; the cell says how (the case names carry it): "threaded"
+    # (a PMI 1.2 wire server, awaited without the lock), "serialized" (PMIx fences),
+    # "none" (a PMI 1.1 server: PMI_FAIL at once, as the test expects there).
+    head["groups"] = "PMI 1.2 groups"
     head["trace"] = "trace"; head["pmi2"] = "libpmi2 (PMI-2)"; head["dropin"] = "drop-in swap"
     head["probe"] = "`pmi-probe`"; head["static"] = "static archives"
     head["mpi"] = "MPICH ch3 MPI"; head["impi-mpi"] = "Intel MPI libmpi"
@@ -73,6 +77,7 @@ function family(suite, name) {
     if (f == "") next
     ran[k] = 1
     total[k, f]++
+    if (f == "groups") { split(name, part, "-"); gmode[k] = part[2] }
     if (verdict == "DEV") {
         ndev[k, f]++
         nd = split($5, dids, ",")
@@ -100,6 +105,7 @@ END {
                 else cell = "pass " (total[k, f] - ndev[k, f]) "/" total[k, f]
                 if (!((k, f) in bad) && (k, f) in cdev && ndev[k, f] < total[k, f])
                     cell = cell ", dev: " cdev[k, f]
+                if (f == "groups" && k in gmode) cell = cell " (" gmode[k] ")"
             } else if ((k, f) in ns) cell = "n/s"
             else cell = "-"
             line = line " " cell " |"
