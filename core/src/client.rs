@@ -232,9 +232,10 @@ impl Client {
         Ok(self.gets.insert_hashed(h, key, value))
     }
 
-    /// The job layout from the `PMI_process_mapping` key (fetched and parsed once);
-    /// `None` when it is unknown (missing, empty, or malformed, with one warning on
-    /// stderr): then the clique is this process alone.
+    /// The job layout from the `PMI_process_mapping` key, or when a PMI-1 server left
+    /// it out, Flux's task map (fetched and parsed once); `None` when it is unknown
+    /// (missing, empty, or malformed, with one warning on stderr): then the clique is
+    /// this process alone.
     fn layout(&mut self) -> PmiResult<Option<&Mapping>> {
         if self.layout.is_none() {
             let name = self.kvsname()?.to_vec();
@@ -248,17 +249,41 @@ impl Client {
                 Ok(text) => match Mapping::parse(text) {
                     Ok(mapping) => Some(mapping),
                     Err(e) => {
-                        warn_mapping(text, &e);
+                        warn_mapping(MAPPING_KEY, text, &e);
                         None
                     }
                 },
-                // Missing, or a key the server's limits cannot even hold: unknown.
-                Err(PmiError::InvalidKey | PmiError::InvalidKeyLength) => None,
+                // Missing: Flux's task map, if there is one; a key the server's limits
+                // cannot even hold: unknown.
+                Err(PmiError::InvalidKey) => self.flux_taskmap(&name)?,
+                Err(PmiError::InvalidKeyLength) => None,
                 Err(e) => return Err(*e),
             };
             self.layout = Some(parsed);
         }
         Ok(self.layout.as_ref().and_then(Option::as_ref))
+    }
+
+    /// The job layout from Flux's task map (`flux.taskmap`, RFC 34), which Flux's job
+    /// shell publishes alone when `PMI_process_mapping` would pass 1024 bytes
+    /// (flux-core#4778); `None` for a PMI-2 server, or when the key is missing, or
+    /// malformed or not this job's (with one warning).
+    fn flux_taskmap(&mut self, kvsname: &[u8]) -> PmiResult<Option<Mapping>> {
+        if self.api.mapping_source() != MappingSource::KvsKey {
+            return Ok(None);
+        }
+        let text = match self.get(kvsname, TASKMAP_KEY) {
+            Ok(text) => text.to_vec(),
+            Err(PmiError::InvalidKey | PmiError::InvalidKeyLength) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        Ok(match Mapping::parse_taskmap(&text, self.id.size as u32) {
+            Ok(mapping) => Some(mapping),
+            Err(e) => {
+                warn_mapping(TASKMAP_KEY, &text, &e);
+                None
+            }
+        })
     }
 
     /// The ranks on this node when the backend knows them directly (PMIx's local
@@ -511,6 +536,9 @@ impl Client {
 /// The KVS key under which the process manager publishes the job layout (RFC 13).
 const MAPPING_KEY: &[u8] = b"PMI_process_mapping";
 
+/// The KVS key under which Flux's job shell publishes its task map (RFC 34).
+const TASKMAP_KEY: &[u8] = b"flux.taskmap";
+
 /// A mapping that places fewer ranks than the job has, and so must be read again from
 /// its start (Hydra 4.0.2 writes `(vector,(0,1,1))` for `-n 4` on one host), is answered
 /// written out in full: the same node for every rank, for readers that do not repeat it
@@ -552,9 +580,10 @@ fn no_nul(what: &str, key: &[u8], value: &[u8]) -> PmiResult<()> {
     Err(PmiError::Fail)
 }
 
-fn warn_mapping(text: &[u8], e: &MappingError) {
+fn warn_mapping(key: &[u8], text: &[u8], e: &MappingError) {
     trace::warn(format_args!(
-        "ignoring malformed PMI_process_mapping \"{}\" ({e}); the clique is this process alone",
+        "ignoring malformed {} \"{}\" ({e}); the clique is this process alone",
+        key.escape_ascii(),
         text.escape_ascii()
     ));
 }

@@ -945,11 +945,60 @@ fn clique_from_process_mapping_is_fetched_once() {
     assert_eq!(clique, [2, 3]);
 }
 
+/// The clique of rank 2 of 4 when `PMI_process_mapping` is missing and the get of Flux's
+/// task map is answered `reply`, asked twice.
+fn clique_from_taskmap(reply: &str) -> Vec<i32> {
+    let mapping = get_request("PMI_process_mapping");
+    let taskmap = get_request("flux.taskmap");
+    let script = kvsname()
+        // Flux 0.88's job shell, for a key nobody put (PMI_ERR_INVALID_KEY).
+        .exchange(&mapping, "cmd=get_result rc=4\n")
+        .exchange(&taskmap, format!("{reply}\n"));
+    let (mut client, server) = client_as(RANK_2_OF_4, script);
+    let first = clique_of(&mut client);
+    assert_eq!(first, clique_of(&mut client), "{reply}");
+    drop(client);
+    assert_wire(&finish(server), &after_kvsname(&[&mapping, &taskmap]));
+    first.expect("clique")
+}
+
 #[test]
-fn clique_without_process_mapping_is_this_rank() {
-    let (clique, _) =
-        clique_with("cmd=get_result rc=-1 msg=key_PMI_process_mapping_not_found value=unknown");
+fn clique_without_process_mapping_or_taskmap_is_this_rank() {
+    let clique =
+        clique_from_taskmap("cmd=get_result rc=-1 msg=key_flux.taskmap_not_found value=unknown");
     assert_eq!(clique, [2]);
+}
+
+#[test]
+fn clique_from_flux_taskmap_when_process_mapping_is_missing() {
+    // Flux leaves PMI_process_mapping out past 1024 bytes (flux-core#4778); 4 tasks
+    // cyclic on 2 nodes, as its job shell writes the task map (RFC 34).
+    for (reply, clique) in [
+        (
+            r#"cmd=get_result rc=0 value={"version":1,"map":[[0,2,1,2]]}"#,
+            vec![0, 2],
+        ),
+        (r#"cmd=get_result rc=0 value=[[0,2,2,1]]"#, vec![2, 3]),
+        (
+            r#"cmd=get_result rc=0 value=[[1,1,2,1],[0,1,2,1]]"#,
+            vec![2, 3],
+        ),
+    ] {
+        assert_eq!(clique_from_taskmap(reply), clique, "{reply}");
+    }
+}
+
+#[test]
+fn clique_with_a_taskmap_that_is_not_this_jobs_is_this_rank() {
+    for reply in [
+        // Malformed, or of another size than the job's 4 tasks.
+        r#"cmd=get_result rc=0 value={"version":2,"map":[[0,2,1,2]]}"#,
+        r#"cmd=get_result rc=0 value=[[0,2,1,2]"#,
+        r#"cmd=get_result rc=0 value=[[0,2,1,3]]"#,
+        "cmd=get_result rc=0 value=(vector,(0,2,2))",
+    ] {
+        assert_eq!(clique_from_taskmap(reply), [2], "{reply}");
+    }
 }
 
 #[test]

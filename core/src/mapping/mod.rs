@@ -1,4 +1,6 @@
-//! The `PMI_process_mapping` KVS value, and the node-local "clique" of a rank.
+//! The `PMI_process_mapping` KVS value, and the node-local "clique" of a rank. Flux's
+//! task map (`flux.taskmap`, RFC 34: [`Mapping::parse_taskmap`]) reads into the same
+//! items: each of its blocks is a block in a repeat group.
 //!
 //! Accepted grammar (RFC 13, extended the way MPICH 4.1 and later write it):
 //!
@@ -36,6 +38,7 @@
 
 mod generate;
 mod parse;
+mod taskmap;
 
 use std::fmt;
 

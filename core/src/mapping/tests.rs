@@ -1,7 +1,9 @@
-//! The mapping parser and generator, from tables of strings whose rows name their
-//! source, and from properties checked against a simulation of each layout.
+//! The mapping parser and generator, and the task map parser, from tables of strings
+//! whose rows name their source, and from properties checked against a simulation of
+//! each layout.
 use super::generate::*;
 use super::parse::*;
+use super::taskmap::*;
 use super::*;
 use proptest::prelude::*;
 
@@ -800,4 +802,198 @@ fn vector_of_node_lists() {
     }
     assert_eq!(vector_of([Some(0), None, Some(1)], usize::MAX), None);
     assert_eq!(vector_of([Some(0), Some(1)], 10), None);
+}
+
+/// A Flux task map (RFC 34), where it comes from, and the same placement as a raw task
+/// map: for node 0, 1, ... in turn, its ranks (RFC 22 idsets, `;` between nodes).
+const TASKMAPS: &[(&str, &str, &str)] = &[
+    ("RFC 34 test vectors", "[[0,1,1,1]]", "0"),
+    ("RFC 34 test vectors", "[[0,2,1,1]]", "0;1"),
+    ("RFC 34 test vectors", "[[0,1,2,1]]", "0-1"),
+    ("RFC 34 test vectors", "[[0,2,2,1]]", "0-1;2-3"),
+    ("RFC 34 test vectors", "[[0,2,1,2]]", "0,2;1,3"),
+    ("RFC 34 test vectors", "[[1,1,1,1],[0,1,1,1]]", "1;0"),
+    ("RFC 34 test vectors", "[[0,4,4,1]]", "0-3;4-7;8-11;12-15"),
+    ("RFC 34 test vectors", "[[0,4,1,4]]", "0,4,8,12;1,5,9,13;2,6,10,14;3,7,11,15"),
+    ("RFC 34 test vectors", "[[0,4,2,2]]", "0-1,8-9;2-3,10-11;4-5,12-13;6-7,14-15"),
+    ("RFC 34 test vectors", "[[0,4,2,1],[4,2,4,1]]", "0-1;2-3;4-5;6-7;8-11;12-15"),
+    ("RFC 34 test vectors", "[[0,6,1,2],[4,2,1,2]]", "0,6;1,7;2,8;3,9;4,10,12,14;5,11,13,15"),
+    (
+        "RFC 34 test vectors",
+        "[[5,1,4,1],[4,1,4,1],[3,1,2,1],[2,1,2,1],[1,1,2,1],[0,1,2,1]]",
+        "14-15;12-13;10-11;8-9;4-7;0-3",
+    ),
+    (
+        "RFC 34 test vectors",
+        "[[0,5,2,1],[6,1,2,1],[5,1,2,1],[7,1,2,1]]",
+        "0-1;2-3;4-5;6-7;8-9;12-13;10-11;14-15",
+    ),
+    ("RFC 34 test vectors", "[[3,1,4,1],[2,1,4,1],[1,1,4,1],[0,1,4,1]]", "12-15;8-11;4-7;0-3"),
+    ("RFC 34, the wrapped form", r#"{"version":1, "map":[[0,4,4,1]]}"#, "0-3;4-7;8-11;12-15"),
+    (
+        "flux-core libtaskmap tests",
+        "[[0,8,16,1],[8,4,32,1]]",
+        "0-15;16-31;32-47;48-63;64-79;80-95;96-111;112-127;128-159;160-191;192-223;224-255",
+    ),
+    (
+        "JSON whitespace and members in any order, others skipped",
+        " {\n\t\"map\" : [ [0, 2, 1, 2] ] ,\r\n \"x\":{\"a\":[1,-2.5e3,\"]\\\"}\",true,null,{}]},\"version\": 1}\n",
+        "0,2;1,3",
+    ),
+];
+
+/// Node of each rank of a raw task map (`;` between nodes, idsets of ranks).
+fn raw_nodes(raw: &str) -> Vec<u64> {
+    let mut nodes = Vec::new();
+    for (node, idset) in (0u64..).zip(raw.split(';')) {
+        for range in idset.split(',') {
+            let (lo, hi) = range.split_once('-').unwrap_or((range, range));
+            for rank in lo.parse::<usize>().unwrap()..=hi.parse::<usize>().unwrap() {
+                if nodes.len() <= rank {
+                    nodes.resize(rank + 1, u64::MAX);
+                }
+                nodes[rank] = node;
+            }
+        }
+    }
+    nodes
+}
+
+#[test]
+fn taskmaps_place_every_rank_as_their_raw_form() {
+    for &(source, text, raw) in TASKMAPS {
+        let nodes = raw_nodes(raw);
+        let size = nodes.len() as u32;
+        let mapping = Mapping::parse_taskmap(text.as_bytes(), size)
+            .unwrap_or_else(|e| panic!("{source} ({text}): {e}"));
+        // Not another job's: a task map is walked once.
+        for other in [size - 1, size + 1, 2 * size] {
+            let error = Mapping::parse_taskmap(text.as_bytes(), other).unwrap_err();
+            assert_eq!(error.reason, OTHER_SIZE, "{source} ({text})");
+        }
+        for rank in 0..size {
+            let node = nodes[rank as usize];
+            let want: Vec<u32> = (0..size).filter(|&r| nodes[r as usize] == node).collect();
+            assert_eq!(
+                mapping.node_of(rank, size),
+                Some(node),
+                "{source} ({text}) rank {rank}"
+            );
+            assert_eq!(
+                mapping.clique_size(rank, size),
+                Some(want.len()),
+                "{source} ({text})"
+            );
+            assert_eq!(
+                mapping.clique(rank, size),
+                Some(want),
+                "{source} ({text}) rank {rank}"
+            );
+        }
+    }
+}
+
+/// The large rows of RFC 34's table and flux-core's tests, at a few ranks.
+#[test]
+fn large_taskmaps_are_not_expanded() {
+    let size = 4096 * 256;
+    let block = Mapping::parse_taskmap(b"[[0,4096,256,1]]", size).unwrap();
+    let cyclic = Mapping::parse_taskmap(br#"{"version":1,"map":[[0,4096,1,256]]}"#, size).unwrap();
+    let cyclic2 = Mapping::parse_taskmap(b"[[0,4096,2,128]]", size).unwrap();
+    assert_eq!(block.node_of(1_000_000, size), Some(3906));
+    assert_eq!(
+        block.clique(1_000_000, size),
+        Some((999_936..1_000_192).collect())
+    );
+    // flux-core libtaskmap tests: node 1 of [[0,4096,1,256]] is 1, 4097, 8193, ...
+    let node1: Vec<u32> = (0..256).map(|i| 1 + 4096 * i).collect();
+    assert_eq!(cyclic.node_of(4097, size), Some(1));
+    assert_eq!(cyclic.clique(4097, size), Some(node1));
+    // cyclic:2: ranks 2k and 2k+1 of each pass share a node.
+    assert_eq!(cyclic2.node_of(8192 + 5, size), Some(2));
+    assert_eq!(cyclic2.clique_size(5, size), Some(256));
+}
+
+#[test]
+fn invalid_taskmaps() {
+    let deep = format!(
+        r#"{{"version":1,"map":[[0,1,1,1]],"x":{}}}"#,
+        "[".repeat(100)
+    );
+    let table: &[(&str, &str)] = &[
+        // flux-core libtaskmap tests: what taskmap_decode() refuses.
+        ("}", EXPECTED_MAP),
+        ("{}", NO_VERSION),
+        (r#"{"version":1}"#, NO_MAP),
+        (r#"{"version":1,"map":{}}"#, EXPECTED_MAP),
+        (r#"{"version":2,"map":[[1,1,1,1]]}"#, BAD_VERSION),
+        (r#"{"version":1,"map":[[]]}"#, EXPECTED_INTEGER),
+        (r#"{"version":1,"map":[["1","1","1"]]}"#, EXPECTED_INTEGER),
+        ("[[-1,1,1,1]]", EXPECTED_INTEGER),
+        ("[[0,1,1,1],[-1,1,1,1]]", EXPECTED_INTEGER),
+        ("[[0,1,1,1],1]", EXPECTED_BLOCK),
+        // RFC 34: one block at least, four integers each, nnodes, ppn and repeat >= 1.
+        ("[]", NO_BLOCKS),
+        (r#"{"version":1,"map":[]}"#, NO_BLOCKS),
+        ("[[0,1,1]]", BLOCK_LENGTH),
+        ("[[0,1,1,1,1]]", BLOCK_LENGTH),
+        ("[[0,0,1,1]]", NOT_POSITIVE),
+        ("[[0,1,0,1]]", NOT_POSITIVE),
+        ("[[0,1,1,0]]", NOT_POSITIVE),
+        ("[[0,1,1,1.0]]", EXPECTED_INTEGER),
+        ("[[0,1,1,1e0]]", EXPECTED_INTEGER),
+        ("[[01,1,1,1]]", EXPECTED_INTEGER),
+        ("[[0,1,1,true]]", EXPECTED_INTEGER),
+        // Not the JSON of a task map.
+        ("", NOT_JSON),
+        ("  \n", NOT_JSON),
+        ("(vector,(0,1,1))", EXPECTED_MAP),
+        ("0-1;2-3", EXPECTED_MAP),
+        ("[[0,1,1,1],]", EXPECTED_BLOCK),
+        ("[[0,1,1,1]", EXPECTED_NEXT),
+        ("[[0,1,1,1]] x", TRAILING),
+        ("[[0,1,1,1]][]", TRAILING),
+        (r#"{"version":1,"map":[[0,1,1,1]],}"#, EXPECTED_NAME),
+        (r#"{"version":1 "map":[[0,1,1,1]]}"#, EXPECTED_NEXT),
+        (r#"{"version" 1}"#, EXPECTED_COLON),
+        (r#"{"version":1,"map":[[0,1,1,1]],"x":}"#, NOT_JSON),
+        (r#"{"version":1,"map":[[0,1,1,1]],"x":"open}"#, UNTERMINATED),
+        (r#"{"version":1,"version":1,"map":[[0,1,1,1]]}"#, DUPLICATE),
+        (
+            r#"{"version":1,"map":[[0,1,1,1]],"map":[[0,1,1,1]]}"#,
+            DUPLICATE,
+        ),
+        (r#"{"version":"1","map":[[0,1,1,1]]}"#, EXPECTED_INTEGER),
+        (r#"{"ver\u0073ion":1,"map":[[0,1,1,1]]}"#, NO_VERSION),
+        ("[[18446744073709551616,1,1,1]]", OVERFLOW),
+        ("[[18446744073709551615,2,1,1]]", NODE_OVERFLOW),
+        (&deep, NESTED_TOO_DEEP),
+    ];
+    for &(text, reason) in table {
+        let error = Mapping::parse_taskmap(text.as_bytes(), 1).expect_err(text);
+        assert_eq!(error.reason, reason, "{text:?}");
+        assert!(error.offset <= text.len(), "{text:?}");
+    }
+    let error = Mapping::parse_taskmap(b"[[0,1,1,0]]", 1).unwrap_err();
+    assert_eq!(
+        (error.offset, error.to_string().as_str()),
+        (8, "nnodes, ppn and repeat are at least 1 at byte 8")
+    );
+}
+
+proptest! {
+    /// Whatever bytes come, the parser answers without panicking, and a map it takes
+    /// has every clique's invariants.
+    #[test]
+    fn arbitrary_taskmaps_never_panic(
+        body in prop::collection::vec(
+            prop_oneof![prop::sample::select(&b"[]{},:\"0123456789 -.eversionmap"[..]), any::<u8>()],
+            0..48,
+        ),
+        size in 1u32..40,
+    ) {
+        if let Ok(mapping) = Mapping::parse_taskmap(&body, size) {
+            check_invariants(&mapping, size)?;
+        }
+    }
 }
