@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use pmi_core::api::{Maxes, DEFAULT_MAXES};
 use pmi_core::client::Client;
 use pmi_core::error::PmiError;
-use pmi_core::Identity;
+use pmi_core::{Identity, SpawnCommand};
 use pmi_testkit::core::pmi1_client;
 use pmi_testkit::core::wire::pmi1::{CLAMP_VAL_MAX, MAX_LINE};
 use pmi_testkit::scripted::*;
@@ -1194,4 +1194,47 @@ fn the_clique_of_a_huge_job_is_counted_not_built() {
     assert!(start.elapsed() < Duration::from_secs(1));
     drop(client);
     finish(server);
+}
+
+// ---------------------------------------------------------------------------------
+// A spawn answered once for each of its commands (Flux 0.88, which cannot spawn)
+
+#[test]
+fn further_answers_to_a_spawn_are_passed_over() {
+    // Flux's job shell answers at each endcmd: twice for a spawn of two commands.
+    let mut script = Script::new();
+    for n in 1..=2 {
+        let segment = format!(
+            "mcmd=spawn\nnprocs=1\nexecname=/bin/true\ntotspawns=2\nspawnssofar={n}\nargcnt=0\n\
+             preput_num=0\ninfo_num=0\nendcmd\n"
+        );
+        for line in segment.split_inclusive('\n') {
+            script = script.expect(line);
+        }
+        script = script.send("cmd=spawn_result rc=-1\n");
+    }
+    let script = script
+        .exchange("cmd=barrier_in\n", "cmd=barrier_out rc=0\n")
+        .then(kvsname())
+        .exchange(get_request("k"), "cmd=get_result rc=0 value=v\n");
+    let (mut client, server) = client_as(RANK_2_OF_4, script);
+    let command = || SpawnCommand {
+        execname: b"/bin/true",
+        args: vec![],
+        maxprocs: 1,
+        info: vec![],
+    };
+    let spawned = client.spawn(&[command(), command()], &[]).err();
+    let barrier = client.barrier();
+    let name = client.kvsname().expect("kvsname").to_vec();
+    let got = client.get(&name, b"k").map(<[u8]>::to_vec);
+    drop(client);
+    let wire = finish(server);
+    assert_eq!(spawned, Some(PmiError::Fail));
+    assert_eq!(
+        (barrier, got),
+        (Ok(()), Ok(b"v".to_vec())),
+        "{}",
+        show(&wire)
+    );
 }

@@ -30,10 +30,20 @@ pub struct Pmi1Wire {
 }
 
 /// Send `request` (one whole line) and read one reply line, which must be
-/// `cmd=<expected>`. Another `cmd` breaks the connection and returns `PMI_FAIL`; a
-/// nonzero `rc` is left for the caller to judge.
+/// `cmd=<expected>` (after any late `spawn_result`s: [`late_spawn_result`]). Another
+/// `cmd` breaks the connection and returns `PMI_FAIL`; a nonzero `rc` is left for the
+/// caller to judge.
 pub fn call_line<'c>(conn: &'c mut Conn, request: &[u8], expected: &[u8]) -> PmiResult<Reply<'c>> {
-    let range = conn.exchange(request, expected, &pmi1::LINES)?;
+    let mut range = conn.exchange(request, expected, &pmi1::LINES)?;
+    // (A reply that starts `cmd=<expected>`, as every server's do, is parsed once.)
+    while !conn
+        .message(range.clone())
+        .strip_prefix(b"cmd=")
+        .is_some_and(|rest| rest.starts_with(expected))
+        && late_spawn_result(&Reply::new(conn.message(range.clone())), expected)
+    {
+        range = conn.recv(expected, &pmi1::LINES)?;
+    }
     let conn: &'c Conn = conn;
     let line = conn.message(range);
     let reply = Reply::new(line);
@@ -45,6 +55,21 @@ pub fn call_line<'c>(conn: &'c mut Conn, request: &[u8], expected: &[u8]) -> Pmi
         )));
     }
     Ok(reply)
+}
+
+/// Whether `reply`, read where `cmd=<expected>` is awaited, is a further answer to a spawn
+/// already answered, to be passed over (traced): Flux 0.88 answers each command of a
+/// spawn (`cmd=spawn_result rc=-1` at each `endcmd`), where RFC 13's servers answer the
+/// spawn once.
+fn late_spawn_result(reply: &Reply<'_>, expected: &[u8]) -> bool {
+    let late = expected != b"spawn_result" && reply.cmd() == Some(b"spawn_result");
+    if late {
+        trace::line(format_args!(
+            "passing over a further answer to the last spawn: \"{}\"",
+            reply.line().escape_ascii()
+        ));
+    }
+    late
 }
 
 impl Pmi1Wire {
@@ -181,6 +206,9 @@ impl Pmi1Wire {
                 let tag = barrier_tag(&reply);
                 self.ended.push(tag);
                 self.conn.wake();
+                continue;
+            }
+            if late_spawn_result(&reply, expected) {
                 continue;
             }
             break range;
