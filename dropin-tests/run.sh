@@ -51,15 +51,38 @@ fi
 # Without the swap the same binary runs Slurm's library, which cannot work under Hydra:
 # the test above measures the swap, not something else.
 # (Under srun, Slurm's library works: it talks to Slurm itself; with -pmi-port, or under a
-# PMIx launcher, it sees no PMI_FD and makes each process rank 0 of 1. Neither is a
-# control.)
+# PMIx launcher, it sees no PMI_FD and makes each process rank 0 of 1; under Flux, Flux's
+# own library is loaded, and works. None is a control.)
 # The ranks' lines are read from a file they append to (CHECK_REPORT): Hydra may end a failing job
 # before it forwards what the ranks printed (a write error to a proxy that has exited:
 # one make ci-stress run on c4300ce).
-if [ "${K%-vc}" != srun ] && [ "${K%-vc}" != hydra4-port ] && ! check_backend_is pmix; then
+if [ "${K%-vc}" != srun ] && [ "${K%-vc}" != hydra4-port ] && [ "${K%-vc}" != flux ] &&
+    ! check_backend_is pmix; then
     report_to no-swap-fails-with-slurm-lib
     run no-swap-fails-with-slurm-lib nonzero --expect "$REPORT" "libpmi.so.0 from $(readlink -f "$slurm")" -- \
         env CHECK_REPORT="$REPORT" "${L4[@]}" "$b/swap"
+fi
+
+# Under Flux the plain swap does not reach a task: the job shell puts the folder of Flux's
+# own libpmi.so.0 first on each task's LD_LIBRARY_PATH (the launcher here takes it off
+# again: scripts/flux-task). Without that, which library each way of asking loads.
+if [ "${K%-vc}" = flux ]; then
+    launcher "$K" 2 "$two"
+    bare=("${L[@]:0:${#L[@]}-1}") # flux run, without scripts/flux-task
+    fluxs=$(readlink -f "$FLUX_PREFIX/lib/flux/libpmi.so.0")
+    # Flux's own client serves the job: these cases show which library, not whether.
+    run flux-swap-loads-fluxs 0 --count 2 "4/4 business cards, libpmi.so.0 from $fluxs" -- \
+        env LD_LIBRARY_PATH="$lib" "${bare[@]}" "$b/swap"
+    run flux-env-ld-library-path-loads-fluxs 0 --count 2 "libpmi.so.0 from $fluxs" -- \
+        "${bare[@]}" --env=LD_LIBRARY_PATH="$lib" "$b/swap"
+    run flux-runpath-loads-fluxs 0 --count 2 "libpmi.so.0 from $fluxs" -- "${bare[@]}" "$b/swap-runpath"
+    # The ways that load this library (each program fails unless PMI_Init came from it).
+    run flux-ld-preload-loads-ours 0 --count 2 "4/4 business cards, libpmi.so.0 from $ours" -- \
+        "${bare[@]}" --env=LD_PRELOAD="$ours" "$b/swap" "$ours"
+    run flux-task-env-loads-ours 0 --count 2 "4/4 business cards, libpmi.so.0 from $ours" -- \
+        "${bare[@]}" env LD_LIBRARY_PATH="$lib" "$b/swap" "$ours"
+    run flux-rpath-loads-ours 0 --count 2 "4/4 business cards, libpmi.so.0 from $ours" -- \
+        "${bare[@]}" "$b/swap-rpath" "$ours"
 fi
 
 # --- 2. dlopen("libpmi.so.0") -------------------------------------------------------------

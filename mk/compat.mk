@@ -32,8 +32,7 @@ impi-check: lib deps-hydra impi-build
 
 # (The programs' directories are named in mk/dropin.mk, read after this file.)
 compat-build: lib deps c-tests static-progs impi-build mpich-build
-	@$(MAKE) --no-print-directory $(DROPIN_BIN)/swap $(DROPIN_BIN)/dlopen $(DROPIN_BIN)/app-cxx \
-	  $(CONF_PROGS)
+	@$(MAKE) --no-print-directory $(DROPIN_PROGS) $(CONF_PROGS)
 	@$(MAKE) --no-print-directory mpi-progs MPICH_PREFIX="$$(cat $(BUILD)/mpich-prefix)"
 
 # PMI_TIMEOUT over PMIx_Init with Open MPI 5.0.11's own libpmix (OpenPMIx 5.0) as well

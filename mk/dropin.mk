@@ -29,6 +29,20 @@ $(DROPIN_BIN)/swap: dropin-tests/swap.c c-tests/check.h
 	mkdir -p $(DROPIN_BIN)
 	$(CC) $(CFLAGS_T) -I/usr/include/slurm -o $@ $< -L$(SLURM_LIBDIR) -lpmi -ldl
 
+# The same, with this library's folder as its DT_RPATH, which the loader searches before
+# LD_LIBRARY_PATH, and as its DT_RUNPATH, which it searches after: under Flux, whose job
+# shell puts its own libpmi.so.0 first on LD_LIBRARY_PATH, the first loads this library
+# and the second Flux's (dropin-tests/run.sh).
+$(DROPIN_BIN)/swap-rpath: dropin-tests/swap.c c-tests/check.h
+	mkdir -p $(DROPIN_BIN)
+	$(CC) $(CFLAGS_T) -I/usr/include/slurm -o $@ $< -L$(SLURM_LIBDIR) -lpmi -ldl \
+	  -Wl,--disable-new-dtags,-rpath,$(CURDIR)/$(LIB)
+
+$(DROPIN_BIN)/swap-runpath: dropin-tests/swap.c c-tests/check.h
+	mkdir -p $(DROPIN_BIN)
+	$(CC) $(CFLAGS_T) -I/usr/include/slurm -o $@ $< -L$(SLURM_LIBDIR) -lpmi -ldl \
+	  -Wl,--enable-new-dtags,-rpath,$(CURDIR)/$(LIB)
+
 # Linked with no libpmi at all: it dlopens one.
 $(DROPIN_BIN)/dlopen: dropin-tests/dlopen.c c-tests/check.h
 	mkdir -p $(DROPIN_BIN)
@@ -43,7 +57,9 @@ $(DROPIN_BIN)/app-cxx: dropin-tests/app.cpp c-tests/check.h lib
 	$(CXX) -std=c++17 $(CWARN) -pedantic -o $@ $< \
 	  $$(PKG_CONFIG_PATH=$(CURDIR)/$(DROPIN_PREFIX)/lib/pkgconfig pkg-config --cflags --libs pmi)
 
-test-dropin: deps-hydra lib $(DROPIN_BIN)/swap $(DROPIN_BIN)/dlopen $(DROPIN_BIN)/app-cxx
+DROPIN_PROGS := $(addprefix $(DROPIN_BIN)/,swap swap-rpath swap-runpath dlopen app-cxx)
+
+test-dropin: deps-hydra lib $(DROPIN_PROGS)
 	MPIEXEC="$(MPIEXEC)" dropin-tests/run.sh $(DROPIN_BIN) $(LIB) $(DROPIN_PREFIX)
 
 # --- the conformance kit -------------------------------------------------------------------
