@@ -11,6 +11,10 @@
 # by matrix.md (and with COMPAT_THREE_HOSTS=1 the one between the compat3 markers by
 # matrix-3hosts.md). --replace does that one step alone: the lines between DOC's
 # "<!-- MARK:begin -->" and "<!-- MARK:end -->" become the file TABLE.
+# Flux is run only where FLUX_PREFIX names an installed flux-core (CI has none): its
+# kinds, and the peers (c-tests/run-peers.sh) under COMPAT_PEER_LAUNCHERS, make
+# matrix-flux.md, which replaces the compat-flux markers' table only when COMPAT_FLUX_DOC=1
+# (make compat); a table is rewritten only when this run measured its rows.
 # Exit status 1 when a case FAILed (the matrix is written all the same), 2 when DOC does
 # not hold each marker exactly once.
 # Needs the test programs built (make compat does that) and root for the private Slurm.
@@ -70,7 +74,20 @@ show() {
 # by blocks and cyclic; with COMPAT_THREE_HOSTS=1, three hosts 3+2+1 too, in a table of
 # their own that check-compat does not compare).
 one_host="hydra4 hydra4-port hydra5 impi srun srun-pmix prterun"
-kinds=(${COMPAT_LAUNCHERS:-$one_host $(printf '%s-vc ' $one_host)})
+fluxes=
+if [ -n "${FLUX_PREFIX:-}" ]; then
+    fluxes="flux flux-vc"
+else
+    echo "compat: Flux not run: FLUX_PREFIX is not set (the prefix of a flux-core the site installed: docs/FLUX.md)"
+fi
+kinds=(${COMPAT_LAUNCHERS:-$one_host $(printf '%s-vc ' $one_host) $fluxes})
+# Which tables this run measures: the main ones (any kind but Flux's), Flux's.
+main_ran= flux_ran=
+for K in "${kinds[@]}"; do
+    case $K in flux | flux-vc) flux_ran=1 ;; *) main_ran=1 ;; esac
+done
+peer_kinds=()
+[ -z "$flux_ran" ] || read -r -a peer_kinds <<<"${COMPAT_PEER_LAUNCHERS:-flux flux-vc hydra4 hydra5 srun}"
 export COMPAT_THREE_HOSTS=${COMPAT_THREE_HOSTS:-0}
 # Afterwards, stop what this run started: the cluster's hosts and their Slurm always, the
 # private Slurm of this host only if it was not running already.
@@ -78,7 +95,8 @@ keep=
 [ -n "$(scripts/slurm.sh env "${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}" 2>/dev/null)" ] &&
     SLURM_CONF=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}/slurm.conf sinfo >/dev/null 2>&1 && keep=--keep-local
 trap 'scripts/launchers.sh stop $keep >/dev/null 2>&1 || echo "compat: not everything stopped: scripts/launchers.sh stop" >&2' EXIT
-setup=$(scripts/launchers.sh setup "${kinds[@]}" openmpi impi) || { echo "compat: set-up failed" >&2; exit 1; }
+setup=$(scripts/launchers.sh setup "${kinds[@]}" "${peer_kinds[@]}" openmpi impi) ||
+    { echo "compat: set-up failed" >&2; exit 1; }
 eval "$setup"
 MPICH_PREFIX=${MPICH_PREFIX:-$(cat "$B/mpich-prefix" 2>/dev/null)}
 source scripts/harness.sh "$out/logs"
@@ -138,32 +156,55 @@ for K in "${kinds[@]}"; do
     # Intel's Hydra has no PMI-2 (its proxy exits at the first line): not run there.
     case " $UNSUPPORTED " in *" pmi2-validation "*) ;; *) run_kit 2 conformance2 ;; esac
     # MPICH's ch3 (built by make mpi-check) where users run it with an external libpmi:
-    # Hydra 4.0.2, Slurm (both plugins) and PMIx's prterun.
-    case ${K%-vc} in hydra4 | srun | srun-pmix | prterun) mpi=yes ;; *) mpi=no ;; esac
+    # Hydra 4.0.2, Slurm (both plugins), PMIx's prterun and Flux.
+    case ${K%-vc} in hydra4 | srun | srun-pmix | prterun | flux) mpi=yes ;; *) mpi=no ;; esac
     if [ -n "$MPICH_PREFIX" ] && [ -x "$B/mpi-tests/allreduce" ] && [ "$mpi" = yes ]; then
         mpi-tests/run-mpi-tests.sh "$B/mpi-tests" "$B/lib" >"$out/mpi-$K.txt" 2>&1 || status=1
         show "$out/mpi-$K.txt"
     fi
-    # Intel MPI's libmpi ignores I_MPI_PMI_LIBRARY under its own Hydra.
-    if [ "$mpi" = yes ]; then
+    # Intel MPI's libmpi ignores I_MPI_PMI_LIBRARY under its own Hydra (and is not run
+    # under Flux).
+    if [ "$mpi" = yes ] && [ "${K%-vc}" != flux ]; then
         MPI_FLAVOUR=impi mpi-tests/run-mpi-tests.sh "$B/impi-tests" "$B/lib" >"$out/impi-$K.txt" 2>&1 ||
             status=1
         show "$out/impi-$K.txt"
     fi
+done
+# Flux's own clients beside this library, and flux pmi driving it, under each launcher.
+for K in "${peer_kinds[@]}"; do
+    echo "== peers $K"
+    LAUNCHER=$K c-tests/run-peers.sh "$B/c-tests" "$B/lib" >"$out/peers-$K.txt" 2>&1 || status=1
+    show "$out/peers-$K.txt"
 done
 unset LAUNCHER
 
 # Launchers that start several processes without a PMI server the library can use: a
 # clear refusal.
 echo "== refusals"
-HARNESS_SUITE=refusal scripts/refusals.sh "$B/c-tests" "$B/lib" >"$out/refusals.txt" 2>&1 || status=1
+refusals="${main_ran:+srun prterun}${flux_ran:+ flux}"
+HARNESS_SUITE=refusal REFUSALS=$refusals scripts/refusals.sh "$B/c-tests" "$B/lib" >"$out/refusals.txt" 2>&1 ||
+    status=1
 show "$out/refusals.txt"
 
 scripts/matrix.awk "$HARNESS_RESULTS" >"$out/matrix.md"
 scripts/matrix.awk -v hosts3=1 "$HARNESS_RESULTS" >"$out/matrix-3hosts.md"
-if [ -n "$doc" ]; then
+if [ -n "$main_ran" ] && [ -n "$doc" ]; then
     replace "$doc" compat "$out/matrix.md" || status=2
     [ "$COMPAT_THREE_HOSTS" != 1 ] || replace "$doc" compat3 "$out/matrix-3hosts.md" || status=2
+fi
+# Flux's table, with what was measured and how (CI never re-runs it).
+if [ -n "$flux_ran" ]; then
+    version=$("$FLUX_PREFIX/bin/flux" version | sed -n 's/^commands: *//p')
+    {
+        command="COMPAT_LAUNCHERS=\"${kinds[*]}\" COMPAT_THREE_HOSTS=$COMPAT_THREE_HOSTS"
+        command+=" COMPAT_FLUX_DOC=1 FLUX_PREFIX=<prefix> scripts/compat.sh OUT${doc:+ docs/COMPAT.md}"
+        printf 'Measured %s with flux-core %s: `%s`.\n\n' "$(date -u '+%Y-%m-%d')" "$version" \
+            "${COMPAT_FLUX_COMMAND:-$command}"
+        scripts/matrix.awk -v flux=1 -v fluxver="$version" "$HARNESS_RESULTS"
+    } >"$out/matrix-flux.md"
+    if [ "${COMPAT_FLUX_DOC:-0}" = 1 ] && [ -n "$doc" ]; then
+        replace "$doc" compat-flux "$out/matrix-flux.md" || status=2
+    fi
 fi
 # What failed, again at the end (CI shows the tail of the output): each FAIL line with the
 # last lines of its case's output, and each runner that printed no closing line (every

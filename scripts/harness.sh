@@ -109,6 +109,25 @@ run() {
     fi
 }
 
+# observe NAME STATUS [CHECK]... -- COMMAND...: a case of another client than this
+# library, run as run() runs one (without a retry): its failure is a finding about that
+# client, not a verdict, recorded as DIFF with the first check that failed (or why), and
+# not counted.
+observe() {
+    local name=$1 want=$2 log=$logdir/$1.log checks=() why detail deviation
+    shift 2
+    while [ "$1" != -- ]; do checks+=("$1" "$2" "$3"); shift 3; done
+    shift
+    attempt "$@"
+    if [ -z "$why" ]; then
+        pass "$name"
+        return
+    fi
+    detail=$(grep -a -m 1 "check failed at " "$log" | sed 's/^.*: rank [-0-9]*: //')
+    echo "DIFF $name (${detail:-$why})"
+    record DIFF "$name" "${detail:-$why}"
+}
+
 # One run of a case for run(): sets why (empty when the case holds), detail, deviation.
 attempt() {
     local start=$SECONDS

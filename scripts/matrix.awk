@@ -5,6 +5,11 @@
 # "dev: ID" (the cases show that server deviation; "pass P/N, dev: ID" when only some), "n/s" (the launcher cannot do it:
 # not run) or "-" (not run here). The last column lists every deviation seen under the
 # launcher, by the C tests and the conformance kit (docs/CONFORMANCE.md).
+# With -v flux=1, Flux's tables instead (Flux is run only where FLUX_PREFIX names an
+# installed one, never in CI): its rows (one host, 2 hosts, 3 hosts) and refusal, then
+# the peers table (c-tests/run-peers.sh: Flux's own clients beside this library, and
+# flux pmi driving it, under each launcher), with their differences listed under it.
+# fluxver names the Flux measured.
 BEGIN {
     FS = "\t"
     nrow = split("hydra4 hydra4-port hydra5 impi srun srun-pmix prterun", rows, " ")
@@ -23,6 +28,11 @@ BEGIN {
     short["prterun"] = "`prterun`"
     where = hosts3 ? "3 hosts (3+2+1)" : "2 hosts (blocks, cyclic)"
     for (r = 1; r <= 7; r++) title[rows[r] "-vc"] = short[rows[r]] " across " where
+    title["flux"] = "Flux " fluxver " `flux run -o pmi=simple`, `PMI_FD` (2 brokers on one host)"
+    title["flux-vc"] = "Flux, a broker a host, across 2 hosts (blocks, cyclic)"
+    title["flux-vc3"] = "Flux, a broker a host, across 3 hosts (3+2+1)"
+    short["flux"] = "Flux (2 brokers on one host)"; short["flux-vc"] = "Flux across hosts"
+    if (flux) nrow = split("flux flux-vc flux-vc3", rows, " ")
     ncol = split("exchange info barrier validation clique groups names threads abort spawn trace pmi2 probe dropin static mpi impi-mpi conformance conformance2", cols, " ")
     head["exchange"] = "exchange"; head["info"] = "info"; head["barrier"] = "barrier"
     head["validation"] = "validation"; head["clique"] = "clique"; head["names"] = "names"
@@ -38,6 +48,18 @@ BEGIN {
     # What a launcher cannot do (say why in docs/COMPAT.md's notes).
     ns["srun", "spawn"] = 1
     ns["impi", "conformance2"] = 1; ns["impi-vc", "conformance2"] = 1
+    # Flux serves no PMI-2 wire (the libpmi2 column shows it once).
+    ns["flux", "conformance2"] = 1; ns["flux-vc", "conformance2"] = 1
+    # The peers table: its clients, and the launchers it is run under.
+    npc = split("ours flux ours2 flux2 fluxpmi-ours fluxpmi-ours2 fluxpmi-flux", pcols, " ")
+    phead["ours"] = "this `libpmi.so.0`"; phead["flux"] = "Flux's `libpmi.so.0`"
+    phead["ours2"] = "this `libpmi2.so.0`"; phead["flux2"] = "Flux's `libpmi2.so.0`"
+    phead["fluxpmi-ours"] = "`flux pmi --method=libpmi:` this"
+    phead["fluxpmi-ours2"] = "`flux pmi --method=libpmi2:` this"
+    phead["fluxpmi-flux"] = "`flux pmi --method=libpmi:` Flux's"
+    npr = split("flux flux-vc hydra4 hydra5 srun", prows, " ")
+    pns["flux", "ours2"] = pns["flux-vc", "ours2"] = 1
+    pns["flux", "fluxpmi-ours2"] = pns["flux-vc", "fluxpmi-ours2"] = 1
 }
 function add_dev(k, id) {
     if (!((k, id) in seen)) { seen[k, id] = 1; ids[k, ++nids[k]] = id }
@@ -61,8 +83,24 @@ function family(suite, name) {
 }
 {
     suite = $1; k = $2; name = $3; verdict = $4
-    # The three-host cases make a table of their own (hosts3=1), the rest the main one.
-    if ((name ~ /-3hosts-/) != (hosts3 == 1)) next
+    # Flux's rows and peers are its own tables' (flux=1), never the main ones.
+    if (suite == "peers") {
+        if (!flux) next
+        split(name, part, ":"); c = part[1]
+        if (part[2] == "loads") next
+        pran[k] = 1; ptotal[k, c]++
+        if (verdict == "DIFF") {
+            pdiff[k, c]++
+            pnote[++npn] = "| " short[k] " | " phead[c] " | `" part[2] "` | " $5 " |"
+        } else if (verdict != "PASS") pbad[k, c]++
+        next
+    }
+    if (suite == "refusal" && (name ~ /^flux /) != (flux == 1)) next
+    if (suite != "refusal" && (k ~ /^flux/) != (flux == 1)) next
+    # Flux's three-host cases are a row of its table; elsewhere the three-host cases make
+    # a table of their own (hosts3=1), the rest the main one.
+    if (flux && name ~ /-3hosts-/) k = k "3"
+    else if (!flux && (name ~ /-3hosts-/) != (hosts3 == 1)) next
     if (suite == "refusal") {
         detail = $5
         gsub(/PMIX_NAMESPACE="[^"]*"/, "PMIX_NAMESPACE=\"...\"", detail) # names the job
@@ -120,5 +158,34 @@ END {
             split(refusal[i], p, "\t")
             print "| " p[1] " | " (p[2] == "PASS" ? "pass" : "**FAIL**") " | " p[3] " |"
         }
+    }
+    if (!flux) exit
+    # The peers: each client's cases under each launcher ("pass P/N"; Flux's clients'
+    # differences, DIFF, are findings listed below the table).
+    line = "| launcher |"; sep = "|---|"
+    for (c = 1; c <= npc; c++) { line = line " " phead[pcols[c]] " |"; sep = sep "---|" }
+    print ""
+    print line
+    print sep
+    for (r = 1; r <= npr; r++) {
+        k = prows[r]
+        if (!(k in pran)) continue
+        line = "| " short[k] " |"
+        for (c = 1; c <= npc; c++) {
+            f = pcols[c]
+            if ((k, f) in pbad) cell = "**FAIL " pbad[k, f] "/" ptotal[k, f] "**"
+            else if ((k, f) in pdiff) cell = "pass " (ptotal[k, f] - pdiff[k, f]) "/" ptotal[k, f] ", differs " pdiff[k, f]
+            else if ((k, f) in ptotal) cell = "pass " ptotal[k, f] "/" ptotal[k, f]
+            else if ((k, f) in pns) cell = "n/s"
+            else cell = "-"
+            line = line " " cell " |"
+        }
+        print line
+    }
+    if (npn) {
+        print ""
+        print "| launcher | client | program | where it differs (its first failed check) |"
+        print "|---|---|---|---|"
+        for (i = 1; i <= npn; i++) print pnote[i]
     }
 }
