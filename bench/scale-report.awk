@@ -49,6 +49,7 @@ function med(src, k,    a, i) { for (i = 1; i <= good[k]; i++) a[i] = src[k, i];
 function ref_of(L, c) {
     if (c == "lib" && (L == "hydra4" || L == "srun")) return "mpich"
     if (c == "lib2" && (L == "hydra4" || L == "srun")) return "mpich2"
+    if (c == "lib" && L == "flux") return "fluxlib"
     if (c == "lib") return "pmix"
     return ""
 }
@@ -70,10 +71,9 @@ function fit(x, y, m,    i, sx, sy, sxx, sxy) {  # slope of ln y on ln x
 }
 END {
     for (i = 2; i <= nn; i++) for (j = i; j > 1 && sizes[j - 1] > sizes[j]; j--) { t = sizes[j]; sizes[j] = sizes[j - 1]; sizes[j - 1] = t }
-    print "## Scale: the wire-up as a user waits for it (`bench/scale.sh`)"
+    print heading != "" ? heading : "## Scale: the wire-up as a user waits for it (`bench/scale.sh`)"
     print ""
-    print "![whole-job time against n, log-log](docs/scale.svg)"
-    print ""
+    if (svg != "") { print "![whole-job time against n, log-log](docs/scale.svg)"; print "" }
     rtxt = ""
     for (z = 1; z <= nn; z++) rtxt = rtxt (z > 1 ? ", " : "") reps_at[sizes[z]] " at n = " sizes[z]
     print "Whole job from the launcher's start to its exit (`bench/jobtime.c`), median of the paired"

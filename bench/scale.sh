@@ -19,6 +19,7 @@
 #           the same libpmix under prterun)
 #   none    a program that exits at once, linked with no PMI library (loadnone): the
 #           launcher alone, whose time is the floor under every client's
+#   fluxlib Flux's own libpmi.so.0 (wireup_lib on FLUX_PREFIX/lib/flux; under flux only)
 #
 # Mixed jobs (under hydra4 and srun, the PMI-1 wire): the ranks of one job take lib,
 # mpich and raw in turn (bench/byrank.c), and each rank's CPU and private memory are
@@ -32,7 +33,10 @@
 # srun over four hosts at n = 16 was 1.083 with 3 jobs, 0.965 [0.926-1.001] with 20).
 #
 # Environment: SCALE_SIZES ("16 64 256 512"), SCALE_REPS (3), SCALE_RANKS (256),
-# SCALE_LAUNCHERS ("hydra4 srun srun-pmix prterun"), SCALE_LAYOUTS ("1 4": one host,
+# SCALE_LAUNCHERS ("hydra4 srun srun-pmix prterun", and flux where FLUX_PREFIX names an
+# installed flux-core: Flux's test brokers on one host, a broker a host across them),
+# SCALE_SECTION (the section of BENCHMARKS.md written, "scale"; the curves are drawn for
+# that one only: Flux's rows measured alone go to "scale-flux"), SCALE_LAYOUTS ("1 4": one host,
 # four hosts), BENCH_BIN, BENCH_LIB, BENCH_REF_LIB, SCALE_CLIENTS (only these of each
 # launcher's clients), SCALE_OUT, SCALE_TIMEOUT (seconds a job may take, 300; the
 # launcher alone at most 20), SCALE_REPORT_ONLY=1 (no jobs: the report again from the
@@ -51,7 +55,11 @@ reps_at() {
     local r=$(((RANKS + $1 - 1) / $1))
     echo $((r > REPS ? r : REPS))
 }
-LAUNCHERS=${SCALE_LAUNCHERS:-hydra4 srun srun-pmix prterun}
+if [ -z "${SCALE_LAUNCHERS:-}" ] && [ -z "${FLUX_PREFIX:-}" ]; then
+    say "Flux not run: FLUX_PREFIX is not set (the prefix of a flux-core the site installed)"
+fi
+LAUNCHERS=${SCALE_LAUNCHERS:-hydra4 srun srun-pmix prterun${FLUX_PREFIX:+ flux}}
+SECTION=${SCALE_SECTION:-scale}
 LAYOUTS=${SCALE_LAYOUTS:-1 4}
 TIMEOUT=${SCALE_TIMEOUT:-300}
 # The launcher alone (client none) took at most 2.7 s (prterun, one host, n = 512) in the
@@ -99,6 +107,7 @@ ref_client() {
     case $1:$2 in
         hydra4:lib | srun:lib) echo mpich ;;
         hydra4:lib2 | srun:lib2) echo mpich2 ;;
+        flux:lib) echo fluxlib ;;
         *:lib) echo pmix ;;
     esac
 }
@@ -120,6 +129,7 @@ clients_of() { # LAUNCHER N LAYOUT
         hydra4) echo "lib lib2 ${REF_DIR:+mpich mpich2} raw none" ;;
         srun) echo "lib lib2 ${REF_DIR:+mpich mpich2} slurm2 raw none" ;;
         srun-pmix | prterun) echo "lib pmix none" ;;
+        flux) echo "lib fluxlib raw none" ;;
     esac
 }
 # client_cmd CLIENT LAUNCHER: the array C, the program of each rank. Every client is
@@ -135,6 +145,7 @@ client_cmd() {
         raw) prog=wireup_raw ;;
         pmix) prog=wireup_pmix ;;
         none) prog=loadnone ;;
+        fluxlib) prog=wireup_lib ld=$FLUX_PREFIX/lib/flux ;;
     esac
     C=(env LD_LIBRARY_PATH="$ld")
     [ "$1$2" != libprterun ] || C+=(PMI_PMIX_LIBRARY="$DEBIAN_PMIX")
@@ -160,8 +171,9 @@ job() {
     wall=$(sed -n 's/^job wall_ns=\([0-9]*\).*/\1/p' "$f.err")
     jcpu=$(sed -n 's/^job .*cpu_us=\([0-9]*\).*/\1/p' "$f.err")
     status=$(sed -n 's/^job .*status=\([0-9]*\).*/\1/p' "$f.err")
-    # Under srun the ranks are slurmstepd's children, and under prterun across hosts the
-    # daemons' there, not the launcher command's: its CPU is its own. Elsewhere the
+    # Under srun the ranks are slurmstepd's children, under prterun across hosts the
+    # daemons' there, and under flux the job shells', not the launcher command's: its CPU
+    # is its own. Elsewhere the
     # command waited for the ranks (Hydra's proxies, prterun on one host): theirs is
     # taken off.
     awk -v L="$1" -v lay="$lay" -v n="$n" -v c="$c" -v rep="$rep" -v wall="${wall:-0}" \
@@ -170,7 +182,7 @@ job() {
                      ranks++; ok += v["ok"]; cpu += v["cpu_us"]; rss += v["maxrss_kb"]
                      priv += v["private_kb"] }
         END { good = (status == "0" && (c == "none" || (ranks == n && ok == n)))
-              own = (L ~ /^srun/ || (L == "prterun" && lay != 1)) ? jcpu : jcpu - cpu
+              own = (L ~ /^srun/ || L == "flux" || (L == "prterun" && lay != 1)) ? jcpu : jcpu - cpu
               printf "%s\t%s\t%d\t%s\t%d\t%.4f\t%.4f\t%.3f\t%.0f\t%.1f\t%d\n", L, lay, n, c, rep,
                      wall / 1e9, own / 1e6, ranks ? cpu / ranks / 1000 : 0,
                      ranks ? rss / ranks : 0, ranks ? priv / ranks : 0, good }' "$f.out" >>"$OUT/scale.tsv"
@@ -269,15 +281,16 @@ say "$total jobs; tables: $OUT/scale.md"
 fi
 
 # The tables, the targets and the picture, from scale.tsv.
-"$root/bench/scale-report.awk" -v svg="$root/docs/scale.svg" \
+"$root/bench/scale-report.awk" -v svg="$([ "$SECTION" != scale ] || echo "$root/docs/scale.svg")" \
+    -v heading="$([ "$SECTION" = scale ] || echo "## Scale: $LAUNCHERS alone (\`bench/scale.sh\`, SCALE_SECTION=$SECTION)")" \
     "$OUT/scale.tsv" $([ -s "$OUT/mixed.tsv" ] && echo "$OUT/mixed.tsv") >"$OUT/scale.md"
-printf '\nNot run: %s.\n' "$SKIPPED" >>"$OUT/scale.md"
+[[ " $LAUNCHERS " != *" hydra4 "* ]] || printf '\nNot run: %s.\n' "$SKIPPED" >>"$OUT/scale.md"
 [ ! -s "$OUT/stamp" ] || printf '\n%s\n' "$(cat "$OUT/stamp")" >>"$OUT/scale.md"
 cat "$OUT/scale.md"
 # Into BENCHMARKS.md, between its markers (added at the end the first time).
 bm=$root/BENCHMARKS.md
 if [ -f "$bm" ]; then
-    begin='<!-- scale: begin (bench/scale.sh writes this part) -->' end='<!-- scale: end -->'
+    begin="<!-- $SECTION: begin (bench/scale.sh writes this part) -->" end="<!-- $SECTION: end -->"
     grep -qF "$begin" "$bm" || printf '\n%s\n%s\n' "$begin" "$end" >>"$bm"
     awk -v b="$begin" -v e="$end" -v f="$OUT/scale.md" '
         $0 == b { print; while ((getline line < f) > 0) print line; skip = 1; next }

@@ -194,7 +194,7 @@ if [ -n "$main_ran" ] && [ -n "$doc" ]; then
 fi
 # Flux's table, with what was measured and how (CI never re-runs it).
 if [ -n "$flux_ran" ]; then
-    version=$("$FLUX_PREFIX/bin/flux" version | sed -n 's/^commands: *//p')
+    version=$("$FLUX_PREFIX/bin/flux" version | awk '$1 == "commands:" { print $2 }')
     {
         command="COMPAT_LAUNCHERS=\"${kinds[*]}\" COMPAT_THREE_HOSTS=$COMPAT_THREE_HOSTS"
         command+=" COMPAT_FLUX_DOC=1 FLUX_PREFIX=<prefix> scripts/compat.sh OUT${doc:+ docs/COMPAT.md}"

@@ -111,8 +111,9 @@ run() {
 
 # observe NAME STATUS [CHECK]... -- COMMAND...: a case of another client than this
 # library, run as run() runs one (without a retry): its failure is a finding about that
-# client, not a verdict, recorded as DIFF with the first check that failed (or why), and
-# not counted.
+# client, not a verdict, recorded as DIFF and not counted. What it says: the first check
+# that failed, else the first line a program said of itself ("prog: ..."), else why;
+# files named by their base name.
 observe() {
     local name=$1 want=$2 log=$logdir/$1.log checks=() why detail deviation
     shift 2
@@ -124,8 +125,10 @@ observe() {
         return
     fi
     detail=$(grep -a -m 1 "check failed at " "$log" | sed 's/^.*: rank [-0-9]*: //')
-    echo "DIFF $name (${detail:-$why})"
-    record DIFF "$name" "${detail:-$why}"
+    [ -n "$detail" ] || detail=$(grep -a -m 1 -E '^[a-z0-9_-]+: ' "$log")
+    detail=$(printf '%s' "${detail:-$why}" | sed -E 's#/([^ /]+/)+##g')
+    echo "DIFF $name ($detail)"
+    record DIFF "$name" "$detail"
 }
 
 # One run of a case for run(): sets why (empty when the case holds), detail, deviation.
