@@ -85,7 +85,7 @@ END {
     print "launcher's own CPU is the launcher command's and its waited-for descendants' less the"
     print "ranks' as they reported it at their last barrier (so it keeps the ranks' finalize and"
     print "exit, and for `none`, which reports nothing, the ranks' whole exec and exit; under srun,"
-    print "and prterun across hosts, the command's alone: slurmstepd and the"
+    print "flux, and prterun across hosts, the command's alone: slurmstepd, Flux's job shells and the"
     print "other hosts' daemons are not counted). Ratio: the median of the"
     print "per-repetition ratios to the reference named, [interquartile range]."
     print ""
@@ -133,10 +133,7 @@ END {
         if (m < 2) continue
         printf "| %s | %s | %s | %s | %.2f | %.2f |\n", p[1], p[2], p[3], fitted, fit(xs, ys, m), fit(xs, cs, m)
     }
-    # The issue's targets, each from the pairs above.
-    print ""
-    print "| target | where | met at every n? | ratios (n: median) |"
-    print "|---|---|---|---|"
+    # The issue's targets, each from the pairs above (tg prints the table's head first).
     tg("this library ≤ MPICH's simple client (≤ 1.00×)", "hydra4", "lib", 1.00)
     tg("this library ≤ MPICH's simple client (≤ 1.00×)", "srun", "lib", 1.00)
     tg("this library's PMI-2 ≤ MPICH's simple PMI-2 client (≤ 1.00×)", "hydra4", "lib2", 1.00)
@@ -210,6 +207,11 @@ function tg(what, L, c, limit,    l, z, all, txt, any, notrun) {
                 notrun = notrun (notrun == "" ? "" : ", ") sizes[z]
         # (A size this client was not run at, where others were, is no pair either way.)
         if (notrun != "") txt = txt sprintf("%snot run at %s", txt == "" ? "" : "; ", notrun)
+        if (any && !tghead++) {
+            print ""
+            print "| target | where | met at every n? | ratios (n: median) |"
+            print "|---|---|---|---|"
+        }
         if (any) printf "| %s | %s, %s | %s | %s |\n", what, L, lname(layouts[l]),
             !all ? "**missed**" : notrun == "" ? "**met**" : "**met where run**", txt
     }

@@ -4,9 +4,9 @@
 #   scripts/launchers.sh setup KIND...   install / fetch / start what KIND needs, then
 #                                        print the shell exports the harness reads
 #   scripts/launchers.sh stop [--keep-local]   stop the private Slurms (but this host's
-#                                        with --keep-local) and take the virtual cluster
-#                                        down if it is up; every part is tried, and the
-#                                        status is 1 if one would not stop
+#                                        with --keep-local) and Fluxes, and take the
+#                                        virtual cluster down if it is up; every part is
+#                                        tried, and the status is 1 if one would not stop
 #   scripts/launchers.sh argv KIND NP [NODES]   print the launch command (for a LAUNCHER="...")
 #   source scripts/launchers.sh expect KIND     in a runner: what KIND answers, measured
 #
