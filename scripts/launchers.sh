@@ -190,7 +190,8 @@ launcher_expect() {
             DEVIATES[spawn]=spawn-unsupported
             # PMI_Abort raises an exception on the job, which kills every task: flux run
             # exits 143 (its tasks Terminated), or the code when the aborting task's exit
-            # came first (1 of 7 jobs by hand). The exception says "PMI_Abort: aborted":
+            # came first (by hand, `abort 7` of 2 tasks: 143 in 10 of 10 jobs on one
+            # broker, 7 in 3 of 10 on two). The exception says "PMI_Abort: aborted":
             # it reads a message from error_msg=, which the library does not send (Hydra
             # reads exitcode= alone).
             LAUNCHER_DEV[abort]='abort-code-lost|nonzero|PMI_Abort: aborted'
