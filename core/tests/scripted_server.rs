@@ -1238,3 +1238,38 @@ fn further_answers_to_a_spawn_are_passed_over() {
         show(&wire)
     );
 }
+
+// ---------------------------------------------------------------------------------
+// Values past 1024 bytes: a server that raised vallen_max to 2048 (flux-core#4796, where
+// clients with fixed 1024-byte buffers crashed)
+
+#[test]
+fn values_past_1024_bytes_go_whole_both_ways_when_the_server_says_so() {
+    let long = "v".repeat(2047);
+    let script = Script::new()
+        .exchange(INIT_REQUEST, INIT_REPLY)
+        .exchange(
+            MAXES_REQUEST,
+            "cmd=maxes kvsname_max=64 keylen_max=64 vallen_max=2048\n",
+        )
+        .then(kvsname())
+        .exchange(put_request("mine", &long), "cmd=put_result rc=0\n")
+        .exchange(
+            get_request("theirs"),
+            format!("cmd=get_result rc=0 value={long}\n"),
+        );
+    let (client, server) = init(script);
+    let mut client = client.expect("init");
+    assert_eq!(client.maxes().value, 2048);
+    let name = client.kvsname().expect("kvsname").to_vec();
+    // The longest value the maximum allows (with its NUL), and no longer.
+    assert_eq!(client.put(&name, b"mine", long.as_bytes()), Ok(()));
+    let longer = "v".repeat(2048);
+    assert_eq!(
+        client.put(&name, b"more", longer.as_bytes()),
+        Err(PmiError::InvalidValLength)
+    );
+    assert_eq!(client.get(&name, b"theirs"), Ok(long.as_bytes()));
+    drop(client);
+    finish(server);
+}
