@@ -1,5 +1,6 @@
 //! Reading `PMI_process_mapping`: a recursive-descent parser over the raw bytes, for the
-//! grammar in the module documentation of `mapping`.
+//! grammar in the module documentation of `mapping`; and the cursor it reads with, which
+//! the task map's reader (`taskmap.rs`) shares.
 
 use super::{total_ranks, Block, Group, Item, Mapping, MappingError};
 
@@ -29,7 +30,7 @@ impl Mapping {
     /// that overflow `u64`, on a block whose node ids overflow `u64`, on repeat
     /// groups nested deeper than 64, and on a vector that places no rank at all.
     pub fn parse(text: &[u8]) -> Result<Mapping, MappingError> {
-        let items = Parser { text, pos: 0 }.mapping()?;
+        let items = Cursor::new(text, b" \t").mapping()?;
         let period = total_ranks(&items);
         if period == 0 {
             return Err(MappingError {
@@ -41,30 +42,46 @@ impl Mapping {
     }
 }
 
-/// Recursive-descent parser over the raw bytes.
-struct Parser<'a> {
-    text: &'a [u8],
-    pos: usize,
+/// A position in the raw bytes of a mapping or a task map, which skips the grammar's
+/// blanks before each token; each grammar's reading is an `impl` of its own (here, and
+/// in `taskmap.rs`).
+pub(super) struct Cursor<'a> {
+    pub(super) text: &'a [u8],
+    pub(super) pos: usize,
+    /// The bytes that may surround a token.
+    blanks: &'static [u8],
 }
 
-impl Parser<'_> {
-    fn error(&self, reason: &'static str) -> MappingError {
+impl<'a> Cursor<'a> {
+    pub(super) fn new(text: &'a [u8], blanks: &'static [u8]) -> Cursor<'a> {
+        Cursor {
+            text,
+            pos: 0,
+            blanks,
+        }
+    }
+
+    pub(super) fn error(&self, reason: &'static str) -> MappingError {
         MappingError {
             offset: self.pos,
             reason,
         }
     }
 
-    /// Skips spaces and tabs, then returns the next byte without consuming it.
-    fn peek(&mut self) -> Option<u8> {
-        while let Some(b' ' | b'\t') = self.text.get(self.pos) {
+    /// Skips blanks, then returns the next byte without consuming it.
+    pub(super) fn peek(&mut self) -> Option<u8> {
+        while self
+            .text
+            .get(self.pos)
+            .is_some_and(|b| self.blanks.contains(b))
+        {
             self.pos += 1;
         }
         self.text.get(self.pos).copied()
     }
 
     /// Consumes `byte` (after blanks), or fails with `reason`.
-    fn expect(&mut self, byte: u8, reason: &'static str) -> Result<(), MappingError> {
+    pub(super) fn expect(&mut self, byte: u8, reason: &'static str) -> Result<(), MappingError> {
         if self.peek() == Some(byte) {
             self.pos += 1;
             Ok(())
@@ -72,7 +89,10 @@ impl Parser<'_> {
             Err(self.error(reason))
         }
     }
+}
 
+/// The recursive descent of `PMI_process_mapping`'s grammar.
+impl Cursor<'_> {
     /// `"(" "vector" "," list ")"` and nothing after it but blanks.
     fn mapping(&mut self) -> Result<Vec<Item>, MappingError> {
         if self.peek().is_none() {

@@ -17,7 +17,7 @@
 //! start, as a `PMI_process_mapping` vector is). Member names are compared as written
 //! (an escaped name is another name).
 
-use super::parse::{NODE_OVERFLOW, OVERFLOW, TRAILING};
+use super::parse::{Cursor, NODE_OVERFLOW, OVERFLOW, TRAILING};
 use super::{total_ranks, Block, Group, Item, Mapping, MappingError};
 
 /// Deepest nesting of arrays and objects a skipped member's value may have.
@@ -49,9 +49,9 @@ impl Mapping {
     /// range, numbers or node ids that do not fit in 64 bits, a map of no block, and a
     /// map that places another number of tasks than `size`.
     pub fn parse_taskmap(text: &[u8], size: u32) -> Result<Mapping, MappingError> {
-        let mut json = Json { text, pos: 0 };
+        let mut json = Cursor::new(text, b" \t\n\r");
         let items = match json.peek() {
-            Some(b'[') => json.blocks()?,
+            Some(b'[') => json.task_blocks()?,
             Some(b'{') => json.wrapped()?,
             Some(_) => return Err(json.error(EXPECTED_MAP)),
             None => return Err(json.error(NOT_JSON)),
@@ -71,38 +71,8 @@ impl Mapping {
     }
 }
 
-/// A JSON reader over the raw bytes, for the task map's few shapes.
-struct Json<'a> {
-    text: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Json<'a> {
-    fn error(&self, reason: &'static str) -> MappingError {
-        MappingError {
-            offset: self.pos,
-            reason,
-        }
-    }
-
-    /// Skips JSON whitespace, then returns the next byte without consuming it.
-    fn peek(&mut self) -> Option<u8> {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.text.get(self.pos) {
-            self.pos += 1;
-        }
-        self.text.get(self.pos).copied()
-    }
-
-    /// Consumes `byte` (after whitespace), or fails with `reason`.
-    fn expect(&mut self, byte: u8, reason: &'static str) -> Result<(), MappingError> {
-        if self.peek() == Some(byte) {
-            self.pos += 1;
-            Ok(())
-        } else {
-            Err(self.error(reason))
-        }
-    }
-
+/// Reading JSON (its whitespace the cursor's blanks), for the task map's few shapes.
+impl<'a> Cursor<'a> {
     /// After an element of an array or object closed by `close`: whether another follows
     /// (the `,` consumed) or not (`close` consumed).
     fn next_of(&mut self, close: u8) -> Result<bool, MappingError> {
@@ -143,7 +113,7 @@ impl<'a> Json<'a> {
                     }
                     std::mem::replace(&mut version, true)
                 }
-                b"map" => map.replace(self.blocks()?).is_some(),
+                b"map" => map.replace(self.task_blocks()?).is_some(),
                 _ => {
                     self.skip_value(1)?;
                     false
@@ -166,7 +136,7 @@ impl<'a> Json<'a> {
     }
 
     /// `[block, ...]`: one item per block, a repeat group where `repeat` is over 1.
-    fn blocks(&mut self) -> Result<Vec<Item>, MappingError> {
+    fn task_blocks(&mut self) -> Result<Vec<Item>, MappingError> {
         self.expect(b'[', EXPECTED_MAP)?;
         if self.peek() == Some(b']') {
             return Err(self.error(NO_BLOCKS));
@@ -175,7 +145,7 @@ impl<'a> Json<'a> {
         loop {
             self.peek();
             let start = self.pos;
-            let [first, nodes, ppn, times] = self.block()?;
+            let [first, nodes, ppn, times] = self.task_block()?;
             if first.checked_add(nodes - 1).is_none() {
                 self.pos = start;
                 return Err(self.error(NODE_OVERFLOW));
@@ -197,7 +167,7 @@ impl<'a> Json<'a> {
     }
 
     /// `[nodeid, nnodes, ppn, repeat]`, each in range.
-    fn block(&mut self) -> Result<[u64; 4], MappingError> {
+    fn task_block(&mut self) -> Result<[u64; 4], MappingError> {
         self.expect(b'[', EXPECTED_BLOCK)?;
         let mut numbers = [0; 4];
         for (i, slot) in numbers.iter_mut().enumerate() {
