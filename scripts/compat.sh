@@ -89,11 +89,14 @@ done
 peer_kinds=()
 [ -z "$flux_ran" ] || read -r -a peer_kinds <<<"${COMPAT_PEER_LAUNCHERS:-flux flux-vc hydra4 hydra5 srun}"
 export COMPAT_THREE_HOSTS=${COMPAT_THREE_HOSTS:-0}
-# Afterwards, stop what this run started: the cluster's hosts and their Slurm always, the
-# private Slurm of this host only if it was not running already.
+# Afterwards, stop what this run started: the Slurm and the Flux across the cluster
+# always, the cluster's hosts and the private Slurm of this host only if they were not
+# up already.
 keep=
 [ -n "$(scripts/slurm.sh env "${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}" 2>/dev/null)" ] &&
     SLURM_CONF=${LIBPMI_SLURM_DIR:-/tmp/libpmi-slurm}/slurm.conf sinfo >/dev/null 2>&1 && keep=--keep-local
+# (A cluster that was up stays up.)
+[ "$(scripts/cluster.sh status 2>/dev/null)" = "cluster: down" ] || keep+=" --keep-cluster"
 trap 'scripts/launchers.sh stop $keep >/dev/null 2>&1 || echo "compat: not everything stopped: scripts/launchers.sh stop" >&2' EXIT
 setup=$(scripts/launchers.sh setup "${kinds[@]}" "${peer_kinds[@]}" openmpi impi) ||
     { echo "compat: set-up failed" >&2; exit 1; }

@@ -3,10 +3,11 @@
 #
 #   scripts/launchers.sh setup KIND...   install / fetch / start what KIND needs, then
 #                                        print the shell exports the harness reads
-#   scripts/launchers.sh stop [--keep-local]   stop the private Slurms (but this host's
-#                                        with --keep-local) and Fluxes, and take the
-#                                        virtual cluster down if it is up; every part is
-#                                        tried, and the status is 1 if one would not stop
+#   scripts/launchers.sh stop [--keep-local] [--keep-cluster]   stop the private Slurms
+#                                        (but this host's with --keep-local) and Fluxes,
+#                                        and take the virtual cluster down if it is up (but
+#                                        with --keep-cluster); every part is tried, and the
+#                                        status is 1 if one would not stop
 #   scripts/launchers.sh argv KIND NP [NODES]   print the launch command (for a LAUNCHER="...")
 #   source scripts/launchers.sh expect KIND     in a runner: what KIND answers, measured
 #
@@ -305,10 +306,10 @@ case ${1:-} in
         ;;
     stop)
         # Every part is stopped even when another would not stop; the status says so.
-        # `stop --keep-local`: all but this host's private Slurm (which a caller found
-        # running before it began).
+        # `stop --keep-local`: all but this host's private Slurm, `--keep-cluster`: all but
+        # the cluster's hosts (what a caller found running before it began).
         rc=0
-        [ "${2:-}" = --keep-local ] || [ ! -d "$LIBPMI_SLURM_DIR" ] ||
+        [[ " $* " == *" --keep-local "* ]] || [ ! -d "$LIBPMI_SLURM_DIR" ] ||
             "$here/slurm.sh" stop "$LIBPMI_SLURM_DIR" || rc=1
         # (The Slurm and the Flux across the cluster stop before its hosts go.)
         [ ! -s "$LIBPMI_SLURM_VC_DIR/slurm.conf" ] ||
@@ -316,7 +317,7 @@ case ${1:-} in
         for d in "$LIBPMI_FLUX_DIR" "$LIBPMI_FLUX_VC_DIR"; do
             [ ! -s "$d/pids" ] || "$here/flux.sh" stop "$d" || rc=1
         done
-        [ "$(id -u)" != 0 ] || "$here/cluster.sh" down || rc=1
+        [ "$(id -u)" != 0 ] || [[ " $* " == *" --keep-cluster "* ]] || "$here/cluster.sh" down || rc=1
         exit $rc
         ;;
     argv)
