@@ -83,6 +83,12 @@ pub trait Backend: Send {
     fn barrier_ended(&mut self, _tag: i32, _late: bool) -> PmiResult<bool> {
         Ok(true)
     }
+    /// Whether the server keeps every value whole, as it was put, so that a get of this
+    /// process's own key may be answered from what it put (PMIx); on the wires a server
+    /// may keep a value otherwise (Hydra 4 up to its first space), and a get asks it.
+    fn keeps_values_whole(&self) -> bool {
+        false
+    }
     /// Whether the server can do PMI 1.2's group barriers.
     fn group_barriers(&self) -> bool {
         false

@@ -52,9 +52,14 @@ pub struct Client {
     gets: Store,
     /// The last keys read: a value is kept when its key is read again among them.
     recent: Recent,
-    /// This process's puts, to refuse a second put of a key with another value and to
-    /// answer a get of one.
+    /// This process's puts, to refuse a second put of a key with another value: each
+    /// value's digest ([`store::digest`]), or, where the server keeps values whole and
+    /// this process's own keys may be answered without asking it (PMIx:
+    /// `Backend::keeps_values_whole`), the value itself.
     puts: Store,
+    /// Whether `puts` holds whole values, and a get of this process's own key is
+    /// answered from it.
+    own_values: bool,
     /// The parsed `PMI_process_mapping`, once asked for (`Some(None)`: unknown).
     layout: Option<Option<Mapping>>,
     /// The ranks on this node as the backend gives them, once asked for.
@@ -64,6 +69,7 @@ pub struct Client {
 impl Client {
     /// A client over a started backend.
     pub(crate) fn new(backend: Box<dyn Backend>, api: Api) -> Client {
+        let own_values = backend.keeps_values_whole();
         Client {
             id: backend.identity(),
             maxes: api.fixed_maxes().unwrap_or_else(|| backend.maxes()),
@@ -75,6 +81,7 @@ impl Client {
             gets: Store::default(),
             recent: Recent::default(),
             puts: Store::default(),
+            own_values,
             layout: None,
             local_ranks: None,
         }
@@ -156,8 +163,15 @@ impl Client {
         self.kvsname()?;
         self.check_key(key)?;
         self.check_value(value)?;
+        let digest;
+        let record = if self.own_values {
+            value
+        } else {
+            digest = store::digest(value);
+            &digest[..]
+        };
         if let Some(previous) = self.puts.get(key) {
-            return if previous == value {
+            return if previous == record {
                 Ok(())
             } else {
                 Err(PmiError::InvalidKey)
@@ -165,7 +179,7 @@ impl Client {
         }
         let name = self.kvsname.as_deref().unwrap_or_default();
         self.backend.put(name, key, value)?;
-        self.puts.insert(key, value);
+        self.puts.insert(key, record);
         Ok(())
     }
 
@@ -175,8 +189,8 @@ impl Client {
         self.backend.commit()
     }
 
-    /// Get. A key nobody put is `PMI_ERR_INVALID_KEY`; a key this process put, or one
-    /// read again soon, is answered without the backend (`get_own`).
+    /// Get. A key nobody put is `PMI_ERR_INVALID_KEY`; a key read again soon is answered
+    /// from what the server answered before (`get_own`).
     #[inline]
     pub fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
         self.get_hinted(kvsname, key, None)
@@ -194,11 +208,14 @@ impl Client {
         self.kvsname()?;
         self.check_key(key)?;
         let h = store::hash(key);
-        // A key this process put is answered from its put record: the server holds the
-        // same value (a key is put once, and a refused put is not recorded), and an MPI
-        // rank reads its own business card back with everyone else's.
-        if let Some(at) = self.puts.find_hashed(h, key) {
-            return Ok(self.puts.value(at));
+        // On the wires a key this process put is asked of the server as every other is: a
+        // server may keep it otherwise than it was put (Hydra 4 keeps a value up to its
+        // first space), and every rank must read what its peers read. Where the server
+        // keeps values whole (PMIx), it is answered from the put record.
+        if self.own_values {
+            if let Some(at) = self.puts.find_hashed(h, key) {
+                return Ok(self.puts.value(at));
+            }
         }
         if let Some(at) = self.gets.find_hashed(h, key) {
             return Ok(self.gets.value(at));

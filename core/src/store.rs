@@ -38,6 +38,17 @@ pub fn hash(key: &[u8]) -> u64 {
     h.finish()
 }
 
+/// A value's digest, as the put record keeps it on the wires: 8 bytes whatever its
+/// length, another hash than the tables' (seeded with the value's length), so that the
+/// record refuses a second put of another value without keeping the first. Two values of
+/// one key with the same digest (a chance of about 2^-64) would be taken for one.
+pub fn digest(value: &[u8]) -> [u8; 8] {
+    let mut h = WordHasher::default();
+    h.write_usize(value.len() ^ 0x9e37_79b9_7f4a_7c15);
+    h.write(value);
+    h.finish().to_le_bytes()
+}
+
 impl Store {
     /// The value stored under `key`.
     pub fn get(&self, key: &[u8]) -> Option<&[u8]> {
