@@ -50,6 +50,10 @@ for nodes in "${layouts[@]}"; do
     [ "$nodes" != uneven ] || continue
     launcher "$K" 2 "$nodes"
     run_expected "validation-n2$s" validation 0 -- "${L[@]}" "$b/validation"
+    # One truth per key: own and peer's reads of the same values agree; a value this
+    # server would alter is refused (or, where not known, a declared deviation).
+    run_expected "values-n2$s" values 0 -- "${L[@]}" "$b/values"
+    run_expected "pmi2-values-n2$s" pmi2-values 0 -- "${L[@]}" "$b/pmi2_values"
     run_expected "names-n2$s" names 0 -- "${L[@]}" "$b/names"
     run_expected "threads-n2$s" threads 0 -- "${L[@]}" "$b/threads"
     # Abort: the job's exit status is the code passed (where the launcher passes it on),

@@ -99,6 +99,7 @@ launcher_expect() {
             LAUNCHER_DEV[pmi2-exchange]="pmi2-unsupported|nonzero|exited abnormally"
             UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-validation-2hosts pmi2-abort"
             UNSUPPORTED+=" pmi2-validation-2hosts-cyclic pmi2-names pmi2-ring pmi2-spawn pmi2-threads"
+            UNSUPPORTED+=" pmi2-values"
             UNSUPPORTED+=" probe-pmi2"
             ;;
         srun)

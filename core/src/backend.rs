@@ -83,6 +83,12 @@ pub trait Backend: Send {
     fn barrier_ended(&mut self, _tag: i32, _late: bool) -> PmiResult<bool> {
         Ok(true)
     }
+    /// Why the server would keep `value` otherwise than it was put, when it is known to:
+    /// the value is then refused (`PMI_ERR_INVALID_VAL`) with nothing sent, so that no
+    /// process reads a value other than the one put.
+    fn alters(&self, _value: &[u8]) -> Option<&'static str> {
+        None
+    }
     /// Whether the server keeps every value whole, as it was put, so that a get of this
     /// process's own key may be answered from what it put (PMIx); on the wires a server
     /// may keep a value otherwise (Hydra 4 up to its first space), and a get asks it.

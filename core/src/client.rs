@@ -4,7 +4,7 @@
 //! appnum, successful gets of keys that processes put) are cached.
 
 use crate::api::Maxes;
-use crate::api::{Api, MappingSource, PORT_MAX};
+use crate::api::{Api, MappingSource, Op, PORT_MAX};
 use crate::backend::{Backend, BarrierStep, Group, Identity, SpawnCommand, Spawned};
 use crate::conn::Conn;
 use crate::error::{PmiError, PmiResult};
@@ -163,6 +163,14 @@ impl Client {
         self.kvsname()?;
         self.check_key(key)?;
         self.check_value(value)?;
+        if let Some(why) = self.backend.alters(value) {
+            trace::line(format_args!(
+                "{}: \"{}\" refused: the server {why}",
+                self.api.call(Op::Put),
+                value[..value.len().min(64)].escape_ascii()
+            ));
+            return Err(PmiError::InvalidVal);
+        }
         let digest;
         let record = if self.own_values {
             value

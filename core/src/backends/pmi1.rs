@@ -27,6 +27,10 @@ pub struct Pmi1Wire {
     /// The tags of `barrier_out`s read while another reply was awaited (PMI 1.2), for
     /// the barriers begun and not yet seen to end.
     ended: Vec<i32>,
+    /// Which server this is, as far as the environment says (`MPI_LOCALNRANKS`: a
+    /// Hydra; `PMI_JOBID` without it: Slurm's), for what it does not keep whole.
+    hydra: bool,
+    slurm: bool,
 }
 
 /// Send `request` (one whole line) and read one reply line, which must be
@@ -57,7 +61,9 @@ impl Pmi1Wire {
             size: job.size,
             spawned: job.spawned,
         };
-        Pmi1Wire::init_limited(conn, id, job.request_max)
+        let mut wire = Pmi1Wire::init_limited(conn, id, job.request_max)?;
+        (wire.hydra, wire.slurm) = (job.hydra, job.slurm);
+        Ok(wire)
     }
 
     /// `PMI_PORT` mode: connect, `initack`; rank and size come from the server.
@@ -70,7 +76,9 @@ impl Pmi1Wire {
             size,
             spawned: port.spawned,
         };
-        Pmi1Wire::init_limited(conn, id, pmi1::MAX_LINE)
+        let mut wire = Pmi1Wire::init_limited(conn, id, pmi1::MAX_LINE)?;
+        wire.hydra = port.hydra;
+        Ok(wire)
     }
 
     /// `cmd=init pmi_version=1 pmi_subversion=1`, then `cmd=get_maxes`: two round
@@ -87,6 +95,8 @@ impl Pmi1Wire {
             request_max,
             minor: 1,
             ended: Vec::new(),
+            hydra: false,
+            slurm: false,
         };
         wire.handshake()?;
         wire.maxes = wire.fetch_maxes()?;
@@ -375,6 +385,20 @@ impl Backend for Pmi1Wire {
 
     fn group_barriers(&self) -> bool {
         self.threaded()
+    }
+
+    /// What the servers identified keep otherwise than it was put (measured): every
+    /// Hydra (4.0.2, MPICH 5.0.2's, Intel MPI 2021.19's) and Slurm 22.05's PMI-1 wire keep a
+    /// value only up to its first space; MPICH 5.0.2's Hydra (a PMI 1.2 server) drops
+    /// backslashes too.
+    fn alters(&self, value: &[u8]) -> Option<&'static str> {
+        if (self.hydra || self.slurm) && memchr::memchr(b' ', value).is_some() {
+            return Some("keeps a value only up to its first space");
+        }
+        if self.hydra && self.threaded() && memchr::memchr(b'\\', value).is_some() {
+            return Some("drops a value's backslashes");
+        }
+        None
     }
 
     fn version(&self) -> Option<(i64, i64)> {

@@ -29,6 +29,9 @@ pub struct JobEnv {
     pub jobid: Option<Vec<u8>>,
     /// Whether the server is Slurm's: `PMI_JOBID` without Hydra's `MPI_LOCALNRANKS`.
     pub slurm: bool,
+    /// Whether the server is a Hydra's (MPICH's or Intel's): `MPI_LOCALNRANKS`, which
+    /// every Hydra sets, in either mode.
+    pub hydra: bool,
 }
 
 /// Slurm's PMI-1 server (`srun --mpi=pmi2`, which alone sets `PMI_JOBID`) reads each
@@ -94,6 +97,8 @@ pub struct PortEnv {
     pub port: u16,
     pub id: i32,
     pub spawned: bool,
+    /// Whether the server is a Hydra's (`MPI_LOCALNRANKS`, as in `JobEnv`).
+    pub hydra: bool,
 }
 
 /// What [`decide`] found: the launch to take (its `PMI_FD`, if any, checked), and why an
@@ -181,6 +186,7 @@ fn from_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, String>
             port,
             id,
             spawned: spawned(lookup)?,
+            hydra: lookup("MPI_LOCALNRANKS").is_some(),
         }));
     }
     if let Some((name, value)) = pmix_marker(lookup) {
@@ -353,7 +359,8 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
     // Slurm refuses a `fullinit` without `pmijobid`, which every Hydra ignores
     // (measured), so PMI_JOBID is passed on whenever it is set.
     let jobid = lookup("PMI_JOBID").map(|v| v.into_encoded_bytes());
-    let slurm = jobid.is_some() && lookup("MPI_LOCALNRANKS").is_none();
+    let hydra = lookup("MPI_LOCALNRANKS").is_some();
+    let slurm = jobid.is_some() && !hydra;
     let request_max = if slurm {
         SLURM_REQUEST_MAX
     } else {
@@ -367,6 +374,7 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
         request_max,
         jobid,
         slurm,
+        hydra,
     })
 }
 

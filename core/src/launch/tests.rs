@@ -47,6 +47,7 @@ fn hydra_environment_is_read() {
             request_max: pmi1::MAX_LINE,
             jobid: None,
             slurm: false,
+            hydra: false,
         })
     );
     let env = lookup_from(&[
@@ -79,8 +80,13 @@ fn hydra_environment_is_read() {
     ]);
     let stale = job_env(&stale).unwrap();
     assert_eq!(
-        (stale.jobid.as_deref(), stale.slurm, stale.request_max),
-        (Some(&b"1644.0"[..]), false, pmi1::MAX_LINE)
+        (
+            stale.jobid.as_deref(),
+            stale.slurm,
+            stale.hydra,
+            stale.request_max
+        ),
+        (Some(&b"1644.0"[..]), false, true, pmi1::MAX_LINE)
     );
 }
 
@@ -150,7 +156,8 @@ fn launch_modes() {
             host: "node7".into(),
             port: 4242,
             id: 3,
-            spawned: false
+            spawned: false,
+            hydra: false,
         }))
     );
     let v6 = lookup_from(&[
@@ -164,7 +171,8 @@ fn launch_modes() {
             host: "::1".into(),
             port: 99,
             id: 0,
-            spawned: true
+            spawned: true,
+            hydra: false,
         }))
     );
     assert_eq!(from_env(&lookup_from(&[])), Ok(Launch::Singleton));
