@@ -71,9 +71,10 @@ impl Conn {
     pub fn connect(host: &str, port: u16, timeout: Option<u32>) -> Result<Conn, String> {
         use std::net::{TcpStream, ToSocketAddrs};
         use std::time::{Duration, Instant};
-        // (The host comes from the environment: a newline in it stays on the one line.)
-        let shown = host.escape_debug();
-        let fail = |e: &dyn fmt::Display| format!("cannot connect to PMI_PORT {shown}:{port}: {e}");
+        // (The host comes from the environment: a newline in it stays on the one line. An
+        // IPv6 host is shown in brackets, as PMI_PORT writes it.)
+        let shown = crate::launch::address(&host.escape_debug().to_string(), port);
+        let fail = |e: &dyn fmt::Display| format!("cannot connect to PMI_PORT {shown}: {e}");
         let stream = match timeout.filter(|&s| s > 0) {
             None => TcpStream::connect((host, port)).map_err(|e| fail(&e))?,
             Some(seconds) => {
@@ -113,7 +114,7 @@ impl Conn {
         };
         stream
             .set_nodelay(true)
-            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {shown}:{port}: {e}"))?;
+            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {shown}: {e}"))?;
         let mut conn = Conn::new(OwnedFd::from(stream));
         conn.set_timeout(timeout);
         Ok(conn)
@@ -373,6 +374,21 @@ mod tests {
             assert!(!why.contains('\n'), "{why}");
             assert!(
                 why.starts_with("cannot connect to PMI_PORT h\\nx:1: "),
+                "{why}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_ipv6_port_is_shown_in_brackets() {
+        // (Port 1 on the loopback: refused, or the address is unusable without IPv6;
+        // either way the message shows the address as PMI_PORT writes it.)
+        for timeout in [None, Some(1)] {
+            let why = Conn::connect("::1", 1, timeout)
+                .err()
+                .expect("nothing at port 1");
+            assert!(
+                why.starts_with("cannot connect to PMI_PORT [::1]:1: "),
                 "{why}"
             );
         }
