@@ -365,32 +365,20 @@ fn set_cloexec(fd: RawFd) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// The host as PMI_PORT writes it: a newline escaped (the message stays one line),
+    /// an IPv6 address in brackets. (Port 1 on the loopback: refused, or the address is
+    /// unusable without IPv6; either way the message shows it.)
     #[test]
-    fn a_port_host_with_a_newline_stays_on_one_line() {
-        for timeout in [None, Some(1)] {
-            let why = Conn::connect("h\nx", 1, timeout)
-                .err()
-                .expect("no such host");
-            assert!(!why.contains('\n'), "{why}");
-            assert!(
-                why.starts_with("cannot connect to PMI_PORT h\\nx:1: "),
-                "{why}"
-            );
-        }
-    }
-
-    #[test]
-    fn an_ipv6_port_is_shown_in_brackets() {
-        // (Port 1 on the loopback: refused, or the address is unusable without IPv6;
-        // either way the message shows the address as PMI_PORT writes it.)
-        for timeout in [None, Some(1)] {
-            let why = Conn::connect("::1", 1, timeout)
-                .err()
-                .expect("nothing at port 1");
-            assert!(
-                why.starts_with("cannot connect to PMI_PORT [::1]:1: "),
-                "{why}"
-            );
+    fn a_port_host_is_shown_as_pmi_port_writes_it() {
+        for (host, shown) in [("h\nx", "h\\nx:1"), ("::1", "[::1]:1")] {
+            for timeout in [None, Some(1)] {
+                let why = Conn::connect(host, 1, timeout)
+                    .err()
+                    .expect("nothing there");
+                assert!(!why.contains('\n'), "{why}");
+                let start = format!("cannot connect to PMI_PORT {shown}: ");
+                assert!(why.starts_with(&start), "{why}");
+            }
         }
     }
 }
