@@ -382,6 +382,10 @@ if [ "${HARNESS_STATIC:-0}" != 1 ] && [ -z "${SANITIZED:-}" ]; then
     run advice-unserved-srun-env 1 --count 1 '"fault":"unserved"' \
         --count 1 '"next":"under Slurm, give the job a PMI server: srun --mpi=pmi2' -- \
         env SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=1 "$probe" --json
+    # A key the library refuses (longer than the maximum) says nothing of the server.
+    long_key=$(printf 'k%.0s' $(seq 70))
+    run getkey-refused-probe 0 --expect log "singleton: rank 0 of 1" \
+        --expect log "; get $long_key: refused by the library (InvalidKeyLength)" -- "$probe" --get "$long_key"
     # Nothing answers at PMI_PORT: refused (IPv4, IPv6), a name that does not resolve.
     run advice-no-server-refused 1 --count 1 '"fault":"no-server"' \
         --count 1 '"next":"nothing answers at PMI_PORT 127.0.0.1:1: ' --absent log "--pmi2" -- \

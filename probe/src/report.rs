@@ -41,8 +41,9 @@ pub struct Report {
     pub rounds: Vec<Round>,
     /// Each `--barriers` barrier's time, in microseconds.
     pub barriers: Vec<f64>,
-    /// `--get`: each key and its value (`None`: not set).
-    pub keys: Vec<(String, Option<String>)>,
+    /// `--get`: each key and its value (`None`: not set), or why the library refused
+    /// the key (its code: a key too long).
+    pub keys: Vec<(String, Result<Option<String>, String>)>,
     /// `ok`, `singleton` or `fail`.
     pub verdict: &'static str,
     /// What failed, in the library's words where it said them.
@@ -219,7 +220,10 @@ pub fn json(r: &Report) -> String {
     let keys: Vec<String> = r
         .keys
         .iter()
-        .map(|(k, v)| format!("{}:{}", js(k), js_str(v.as_deref())))
+        .map(|(k, v)| {
+            let value = v.as_ref().ok().and_then(Option::as_deref);
+            format!("{}:{}", js(k), js_str(value))
+        })
         .collect();
     let errors: Vec<String> = r.errors.iter().map(|e| js(e)).collect();
     format!(
@@ -316,14 +320,11 @@ pub fn line(r: &Report) -> String {
         );
     }
     for (key, value) in &r.keys {
-        match value {
-            Some(v) => {
-                let _ = write!(out, "; get {key}={v}");
-            }
-            None => {
-                let _ = write!(out, "; get {key}: not set");
-            }
-        }
+        let _ = match value {
+            Ok(Some(v)) => write!(out, "; get {key}={v}"),
+            Ok(None) => write!(out, "; get {key}: not set"),
+            Err(code) => write!(out, "; get {key}: refused by the library ({code})"),
+        };
     }
     if let Some(x) = r.rounds.first() {
         let _ = write!(
@@ -437,9 +438,10 @@ mod tests {
         r.keys = vec![
             (
                 "PMI_process_mapping".into(),
-                Some("(vector,(0,1,4))".into()),
+                Ok(Some("(vector,(0,1,4))".into())),
             ),
-            ("flux.taskmap".into(), None),
+            ("flux.taskmap".into(), Ok(None)),
+            ("k".repeat(70), Err("InvalidKeyLength".into())),
         ];
         r.fault = Some(Fault::Protocol);
         let j = json(&r);
@@ -450,15 +452,17 @@ mod tests {
              \"median\":10.0,\"max\":10.0},\"barrier_us\":{\"min\":100.0,\"median\":250.0,\
              \"max\":900.0},",
             "\"barriers\":{\"count\":3,\"us\":{\"min\":50.0,\"median\":100.0,\"max\":150.0}}",
-            "\"keys\":{\"PMI_process_mapping\":\"(vector,(0,1,4))\",\"flux.taskmap\":null}",
+            "\"keys\":{\"PMI_process_mapping\":\"(vector,(0,1,4))\",\"flux.taskmap\":null,\"kkk",
             "\"fault\":\"protocol\"",
         ] {
             assert!(j.contains(part), "{part} not in {j}");
         }
         let l = line(&r);
         for part in [
-            "; get PMI_process_mapping=(vector,(0,1,4)); get flux.taskmap: not set; round: \
-             put 10 us, barrier 0.3 ms, get 3/3 in 0.1 ms",
+            "; get PMI_process_mapping=(vector,(0,1,4)); get flux.taskmap: not set; get \
+             kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk: refused \
+             by the library (InvalidKeyLength); round: put 10 us, barrier 0.3 ms, get 3/3 in \
+             0.1 ms",
             "; 4 rounds: barrier 0.25 ms (0.10 to 0.90), got 11/12",
             "; 3 barriers: 0.10 ms (0.05 to 0.15)",
         ] {
