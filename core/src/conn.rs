@@ -81,9 +81,10 @@ impl Conn {
     pub fn connect(host: &str, port: u16, timeout: Option<u32>) -> Result<Conn, String> {
         use std::net::{TcpStream, ToSocketAddrs};
         use std::time::{Duration, Instant};
-        // (The host comes from the environment: a newline in it stays on the one line.)
-        let shown = host.escape_debug();
-        let fail = |e: &dyn fmt::Display| format!("cannot connect to PMI_PORT {shown}:{port}: {e}");
+        // (The host comes from the environment: a newline in it stays on the one line. An
+        // IPv6 host is shown in brackets, as PMI_PORT writes it.)
+        let shown = crate::launch::address(&host.escape_debug().to_string(), port);
+        let fail = |e: &dyn fmt::Display| format!("cannot connect to PMI_PORT {shown}: {e}");
         let stream = match timeout.filter(|&s| s > 0) {
             None => TcpStream::connect((host, port)).map_err(|e| fail(&e))?,
             Some(seconds) => {
@@ -123,7 +124,7 @@ impl Conn {
         };
         stream
             .set_nodelay(true)
-            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {shown}:{port}: {e}"))?;
+            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {shown}: {e}"))?;
         let mut conn = Conn::new(OwnedFd::from(stream));
         conn.set_timeout(timeout);
         Ok(conn)
@@ -479,17 +480,20 @@ fn set_cloexec(fd: RawFd) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// The host as PMI_PORT writes it: a newline escaped (the message stays one line),
+    /// an IPv6 address in brackets. (Port 1 on the loopback: refused, or the address is
+    /// unusable without IPv6; either way the message shows it.)
     #[test]
-    fn a_port_host_with_a_newline_stays_on_one_line() {
-        for timeout in [None, Some(1)] {
-            let why = Conn::connect("h\nx", 1, timeout)
-                .err()
-                .expect("no such host");
-            assert!(!why.contains('\n'), "{why}");
-            assert!(
-                why.starts_with("cannot connect to PMI_PORT h\\nx:1: "),
-                "{why}"
-            );
+    fn a_port_host_is_shown_as_pmi_port_writes_it() {
+        for (host, shown) in [("h\nx", "h\\nx:1"), ("::1", "[::1]:1")] {
+            for timeout in [None, Some(1)] {
+                let why = Conn::connect(host, 1, timeout)
+                    .err()
+                    .expect("nothing there");
+                assert!(!why.contains('\n'), "{why}");
+                let start = format!("cannot connect to PMI_PORT {shown}: ");
+                assert!(why.starts_with(&start), "{why}");
+            }
         }
     }
 }
