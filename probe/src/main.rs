@@ -229,6 +229,7 @@ fn probe(opts: &Options, limit: Limit) -> Report {
     }
     let ran = lifecycle::with_client(|c| {
         report.backend = Some(c.backend_name());
+        report.pmi_version = c.pmi_version();
         facts(c, api, &mut report);
         read_keys(c, api, &opts.keys, &mut report);
         for n in 1..=opts.rounds {

@@ -28,6 +28,9 @@ pub struct Report {
     pub size: Option<i32>,
     pub host: String,
     pub backend: Option<&'static str>,
+    /// The PMI version the server answered `init` with, where a wire says one (PMI-1: 1.1,
+    /// or 1.2 where group barriers work; PMI-2: 2.0).
+    pub pmi_version: Option<(i64, i64)>,
     pub server: String,
     pub limit: Limit,
     pub init_us: Option<f64>,
@@ -231,7 +234,7 @@ pub fn json(r: &Report) -> String {
          \"init_us\":{},\"kvsname\":{},\"appnum\":{},\"universe\":{},\"mapping\":{},\
          \"clique\":{},\"maxes\":{maxes},\"round\":{round},\"verdict\":{},\"errors\":[{}],\
          \"next\":{},\"timeout_s\":{},\"timeout_from\":{},\"fault\":{},\"rounds\":{rounds},\
-         \"barriers\":{barriers},\"keys\":{{{}}}}}",
+         \"barriers\":{barriers},\"keys\":{{{}}},\"pmi_version\":{}}}",
         js_opt(r.rank),
         js_opt(r.size),
         js(r.api),
@@ -254,6 +257,7 @@ pub fn json(r: &Report) -> String {
         js(r.limit.from),
         js_str(r.fault.map(Fault::name)),
         keys.join(","),
+        js_str(r.pmi_version.map(|(a, b)| format!("{a}.{b}")).as_deref()),
     )
 }
 
@@ -288,12 +292,15 @@ pub fn line(r: &Report) -> String {
     }
     let _ = write!(
         out,
-        "; {} via {} ({}); limit {}",
+        "; {} via {} ({}",
         r.api,
         r.backend.unwrap_or("no backend"),
-        r.server,
-        r.limit.shown()
+        r.server
     );
+    if let Some((major, minor)) = r.pmi_version {
+        let _ = write!(out, ", speaks PMI {major}.{minor}");
+    }
+    let _ = write!(out, "); limit {}", r.limit.shown());
     if let Some(t) = r.init_us {
         let _ = write!(out, "; init {:.1} ms", t / 1e3);
     }
