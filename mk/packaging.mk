@@ -58,3 +58,20 @@ rpm: dist
 	  { cat $(RPM_TOP)/rpmlint.log; echo "rpm: rpmlint found the above"; exit 1; }
 	@grep ' checked;' $(RPM_TOP)/rpmlint.log
 	@echo "rpm: $$(cd $(RPM_TOP) && ls SRPMS/*.rpm RPMS/*/*.rpm | xargs -n 1 basename | tr '\n' ' ')(rpmlint: no error, no warning)"
+
+# The C tests built against the unpacked RPMs only (scripts/check-rpm.sh calls this with
+# its root): the root's headers and libraries through its own pkg-config files.
+RPM_ROOT  := $(BUILD)/rpm-root
+RPM_BIN   := $(BUILD)/c-tests-rpm
+RPM_PC     = PKG_CONFIG_SYSROOT_DIR=$(RPM_ROOT) PKG_CONFIG_LIBDIR=$(RPM_ROOT)/usr/lib64/pkgconfig pkg-config
+rpm_link   = $(CC) $(CFLAGS_T) $$($(RPM_PC) --cflags $(1)) -o $@ $< $$($(RPM_PC) --libs $(1))
+$(eval $(call c_tests_in,$(RPM_BIN),rpm_link,))
+
+$(RPM_BIN)/exchange-full-static: c-tests/exchange.c c-tests/check.h
+	mkdir -p $(RPM_BIN)
+	$(CC) $(CFLAGS_T) -static -o $@ $< $$($(RPM_PC) --static --cflags --libs pmi) 2>$@.link-warnings
+
+rpm-progs: $(addprefix $(RPM_BIN)/,$(TESTS) $(TESTS2) two_libs exchange-full-static)
+
+check-rpm: rpm deps-hydra
+	MPIEXEC=$(MPIEXEC) scripts/check-rpm.sh $(RPM_TOP)/RPMS/$$(rpm --eval '%{_arch}') $(RPM_ROOT) $(RPM_BIN)
