@@ -75,3 +75,20 @@ rpm-progs: $(addprefix $(RPM_BIN)/,$(TESTS) $(TESTS2) two_libs exchange-full-sta
 
 check-rpm: rpm deps-hydra
 	MPIEXEC=$(MPIEXEC) scripts/check-rpm.sh $(RPM_TOP)/RPMS/$$(rpm --eval '%{_arch}') $(RPM_ROOT) $(RPM_BIN)
+
+# --- Spack and EasyBuild ---------------------------------------------------------------------
+# Spack from a clone outside the tree (SPACK_ROOT, SPACK_PACKAGES, SPACK_MIRROR: defaults
+# under LIBPMI_CACHE; scripts/check-spack.sh says how to get each when it is missing);
+# EasyBuild from PyPI into a venv under LIBPMI_CACHE, with Debian's Lmod.
+check-spack: dist deps-hydra
+	scripts/ensure-deps.sh venv pkg-config
+	MPIEXEC=$(MPIEXEC) scripts/check-spack.sh $(DIST_TAR) $(BUILD)/spack
+
+check-easybuild: dist deps-hydra
+	scripts/ensure-deps.sh venv lmod pkg-config
+	MPIEXEC=$(MPIEXEC) scripts/check-easybuild.sh $(DIST_TAR) $(BUILD)/easybuild
+
+# Not in CI (docs/PACKAGING.md gives each check's time): Spack needs its sources and a
+# mirror with its compiler wrapper, which CI's machine cannot download.
+check-packaging: check-dist check-spack check-easybuild
+	@echo "check-packaging: the tarball builds offline; Spack and EasyBuild install it as expected"

@@ -42,7 +42,7 @@ for w in "${want[@]}"; do
         # Debian's python3 with venv and pip (the Spack and EasyBuild checks' own venv).
         venv) /usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || packages+=(python3-venv) ;;
         # Lmod, the module tool EasyBuild's default configuration expects.
-        lmod) [ -f /usr/share/lmod/lmod/init/profile ] || packages+=(lmod) ;;
+        lmod) [ -f /usr/share/lmod/lmod/init/bash ] || packages+=(lmod) ;;
         *) echo "ensure-deps: unknown dependency '$w'" >&2; exit 2 ;;
     esac
 done
