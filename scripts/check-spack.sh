@@ -9,7 +9,7 @@
 # Spack is not in the tree: SPACK_ROOT (default $LIBPMI_CACHE/spack/spack) is a clone of
 # https://github.com/spack/spack, SPACK_PACKAGES (default $LIBPMI_CACHE/spack/spack-packages)
 # one of https://github.com/spack/spack-packages (the builtin packages). Spack runs with
-# a venv's python ($LIBPMI_CACHE/spack/venv, made here, with clingo from PyPI), its
+# a venv's python ($LIBPMI_CACHE/spack/venv, made here, with clingo CLINGO_VERSION from PyPI), its
 # configuration in WORKDIR only (no ~/.spack, no /etc/spack), no bootstrapping, and two
 # mirrors: WORKDIR/mirror, which holds the tarball, and SPACK_MIRROR (default
 # $LIBPMI_CACHE/spack/mirror), which must hold the one other source Spack builds here,
@@ -45,11 +45,12 @@ pkg=$tree/packaging/spack/spack_repo/libpmi_rs/packages/libpmi_rs/package.py
 grep -q "^    version(\"$version\")$" "$pkg" || die "$pkg does not declare version(\"$version\")"
 
 venv=$cache/spack/venv
-if ! "$venv/bin/python" -c 'import clingo' 2>/dev/null; then
-    say "making $venv (clingo from PyPI)"
+CLINGO_VERSION=${CLINGO_VERSION:-5.8.3}
+if [ "$("$venv/bin/python" -c 'import clingo; print(clingo.__version__)' 2>/dev/null)" != "$CLINGO_VERSION" ]; then
+    say "making $venv (clingo $CLINGO_VERSION from PyPI)"
     rm -rf "$venv"
-    /usr/bin/python3 -m venv "$venv" && "$venv/bin/pip" install -q clingo ||
-        die "cannot make $venv with clingo"
+    /usr/bin/python3 -m venv "$venv" && "$venv/bin/pip" install -q "clingo==$CLINGO_VERSION" ||
+        die "cannot make $venv with clingo $CLINGO_VERSION"
 fi
 export SPACK_PYTHON=$venv/bin/python
 
