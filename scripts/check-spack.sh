@@ -14,7 +14,7 @@
 # mirrors: WORKDIR/mirror, which holds the tarball, and SPACK_MIRROR (default
 # $LIBPMI_CACHE/spack/mirror), which must hold the one other source Spack builds here,
 # its compiler wrapper (package compiler-wrapper, downloaded from GitHub when online):
-# nothing is fetched. The compiler, Rust (cargo and rustc from PATH, rustup's in
+# nothing is downloaded. The compiler, Rust (cargo and rustc from PATH, rustup's in
 # ~/.cargo/bin) and make are externals found by `spack external find`.
 set -euo pipefail
 tree=$(cd "$(dirname "$0")/.." && pwd)
