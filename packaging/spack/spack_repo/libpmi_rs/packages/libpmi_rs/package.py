@@ -17,7 +17,7 @@ class LibpmiRs(MakefilePackage):
     license("MIT")
 
     # The release tarball `make dist` writes, with every crate vendored: the build needs
-    # no network. It is not published at an address Spack could download: a site puts
+    # no network. It is not published where Spack could download it: a site puts
     # it in a Spack mirror (docs/PACKAGING.md), which Spack looks in before the URL.
     manual_download = True
 
