@@ -173,14 +173,16 @@ check: deps test-rust lint check-symbols check-header check-docs abi-check test-
 test-rust:
 	$(CARGO) test --release --workspace --target-dir $(TARGET_DIR)/tests
 
-# Also: the fronts use the core's public surface only (never its test kit), and the
-# crates outside the workspace that reach the core through the kit (the fuzz targets, the
-# benchmarks of its pure parts) still build.
+# Also: the fronts use the core's public surface only (never its test kit), every place
+# that names the release's version names Cargo.toml's, and the crates outside the
+# workspace that reach the core through the kit (the fuzz targets, the benchmarks of its
+# pure parts) still build.
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets --target-dir $(TARGET_DIR)/tests -- -D warnings
 	! grep -rn 'testkit\|test-kit' libpmi/src libpmi2/src probe/src libpmi/Cargo.toml \
 	  libpmi2/Cargo.toml probe/Cargo.toml
+	scripts/check-versions.sh
 	cd fuzz && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/fuzz
 	cd bench && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/bench-check
 

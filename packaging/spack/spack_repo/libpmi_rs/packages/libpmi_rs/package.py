@@ -22,9 +22,9 @@ class LibpmiRs(MakefilePackage):
     manual_download = True
 
     # A tarball cannot hold its own checksum: a site adds it to its copy of this file
-    # (sha256sum libpmi-rs-0.1.0.tar.gz) or installs with --no-checksum, and
+    # (sha256sum libpmi-rs-0.2.0.tar.gz) or installs with --no-checksum, and
     # scripts/check-spack.sh adds it to the copy it tests.
-    version("0.1.0")
+    version("0.2.0")
 
     variant("pmi2", default=True, description="Install libpmi2.so.0, pmi2.h and pmi2.pc")
     variant("static", default=True, description="Install the static archives libpmi.a and libpmi2.a")
