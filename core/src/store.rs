@@ -291,7 +291,7 @@ mod tests {
 
     #[test]
     fn four_mib_hold_16681_business_cards() {
-        // README's figure: records of a 12-byte key and a 200-byte card, and their table,
+        // pmi(3)'s figure (Memory): records of a 12-byte key and a 200-byte card, and their table,
         // within the get cache's budget (client::GET_CACHE_BYTES).
         let mut s = Store::default();
         let card = [b'c'; 200];
