@@ -251,6 +251,7 @@ mod tests {
             port,
             id: 0,
             spawned: false,
+            hydra: false,
         }))
     }
 

@@ -376,6 +376,7 @@ mod tests {
             port: 1,
             id: 0,
             spawned: false,
+            hydra: false,
         }));
         assert_eq!(server(&port, &none), "PMI_PORT [::1]:1");
     }
