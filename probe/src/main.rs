@@ -199,8 +199,13 @@ fn probe(opts: &Options, limit: Limit) -> Report {
         verdict: "fail",
         ..Report::default()
     };
-    // The launch PMI_Init takes (an outer job's PMI_FD set aside, as it does).
-    let launch = launch::decide(&lookup).launch;
+    // The launch PMI_Init takes (an outer job's PMI_FD set aside, as it does); a PMI_FD
+    // that cannot be the launcher's is refused, as PMI_Init refuses it.
+    let decision = launch::decide(&lookup);
+    let launch = match decision.fd_fault {
+        Some(why) => Err(why),
+        None => decision.launch,
+    };
     let call = match opts.api {
         Api::Pmi1 => "PMI_Init",
         Api::Pmi2 => "PMI2_Init",
