@@ -43,10 +43,7 @@ pub fn hash(key: &[u8]) -> u64 {
 /// record refuses a second put of another value without keeping the first. Two values of
 /// one key with the same digest (a chance of about 2^-64) would be taken for one.
 pub fn digest(value: &[u8]) -> [u8; 8] {
-    let mut h = WordHasher::default();
-    h.write_usize(value.len() ^ 0x9e37_79b9_7f4a_7c15);
-    h.write(value);
-    h.finish().to_le_bytes()
+    crate::hash::digest(value).to_le_bytes()
 }
 
 impl Store {
