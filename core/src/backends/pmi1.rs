@@ -38,7 +38,17 @@ pub struct Pmi1Wire {
 /// nonzero `rc` is left for the caller to judge.
 pub fn call_line<'c>(conn: &'c mut Conn, request: &[u8], expected: &[u8]) -> PmiResult<Reply<'c>> {
     let range = conn.exchange(request, expected, &pmi1::LINES)?;
-    let conn: &'c Conn = conn;
+    expect_reply(conn, range, expected)
+}
+
+/// The reply line in `range`, which must be `cmd=<expected>`: else a protocol error,
+/// which breaks the connection.
+#[inline]
+fn expect_reply<'c>(
+    conn: &'c Conn,
+    range: std::ops::Range<usize>,
+    expected: &[u8],
+) -> PmiResult<Reply<'c>> {
     let line = conn.message(range);
     let reply = Reply::new(line);
     if reply.cmd() != Some(expected) {
@@ -195,17 +205,7 @@ impl Pmi1Wire {
             }
             break range;
         };
-        let conn = &self.conn;
-        let line = conn.message(range);
-        let reply = Reply::new(line);
-        if reply.cmd() != Some(expected) {
-            return Err(conn.fail(format_args!(
-                "protocol error: expected cmd={}, got \"{}\"",
-                expected.escape_ascii(),
-                line.escape_ascii()
-            )));
-        }
-        Ok(reply)
+        expect_reply(&self.conn, range, expected)
     }
 
     /// The request just built, if its line fits what the server takes; else `err`, traced,
