@@ -378,7 +378,7 @@ impl Conn {
         }
     }
 
-    /// Reset the waker after a wake-up has been seen.
+    /// Reset the waker: no barrier end is kept for a thread that has not taken it.
     pub fn clear_wake(&self) {
         if let Some(fd) = &self.waker {
             let mut count: u64 = 0;

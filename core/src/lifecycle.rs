@@ -154,6 +154,9 @@ pub fn barrier(group: Option<BarrierGroup<'_>>, tag: Option<&[u8]>) -> PmiResult
         if with_client(|c| c.barrier_ended(tag, late))? {
             return Ok(());
         }
+        // Woken for another thread's barrier end, which stays signalled until that
+        // thread takes it: let it run.
+        std::thread::yield_now();
     }
 }
 

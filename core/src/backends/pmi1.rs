@@ -208,6 +208,41 @@ impl Pmi1Wire {
         Ok(reply)
     }
 
+    /// Whether the end of the barrier `tag` came ([`Backend::barrier_ended`]), the
+    /// waker left as it is.
+    fn take_end(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
+        loop {
+            if let Some(at) = self.ended.iter().position(|&t| t == tag) {
+                self.ended.swap_remove(at);
+                return Ok(true);
+            }
+            let Some(range) = self.conn.recv_now(&pmi1::LINES)? else {
+                break;
+            };
+            let line = self.conn.message(range);
+            let reply = Reply::new(line);
+            if reply.cmd() != Some(b"barrier_out") {
+                return Err(self.conn.fail(format_args!(
+                    "protocol error: expected cmd=barrier_out, got \"{}\"",
+                    line.escape_ascii()
+                )));
+            }
+            if reply.rc() != Some(0) {
+                return Err(server_error("barrier", reply));
+            }
+            let got = barrier_tag(&reply);
+            self.ended.push(got);
+        }
+        if late {
+            let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
+            return Err(self.conn.fail(format_args!(
+                "no reply (cmd=barrier_out) from the process manager in {seconds} s \
+                 (PMI_TIMEOUT)"
+            )));
+        }
+        Ok(false)
+    }
+
     /// The request just built, if its line fits what the server takes; else `err`, traced,
     /// with nothing sent (Slurm's PMI-1 server cuts a longer line and takes its tail for
     /// the next request).
@@ -348,39 +383,17 @@ impl Backend for Pmi1Wire {
 
     /// Whether `barrier_out tag=<tag>` came: kept from another thread's reading, or read
     /// now from what the socket holds. Nothing but `barrier_out`s may come while no other
-    /// reply is awaited.
+    /// reply is awaited. Afterwards the waker is signalled exactly while an end is kept
+    /// for a thread that has not taken it: a thread that polls later still wakes for
+    /// it, whoever read it and whoever looked before.
     fn barrier_ended(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
-        self.conn.clear_wake();
-        loop {
-            if let Some(at) = self.ended.iter().position(|&t| t == tag) {
-                self.ended.swap_remove(at);
-                return Ok(true);
-            }
-            let Some(range) = self.conn.recv_now(&pmi1::LINES)? else {
-                break;
-            };
-            let line = self.conn.message(range);
-            let reply = Reply::new(line);
-            if reply.cmd() != Some(b"barrier_out") {
-                return Err(self.conn.fail(format_args!(
-                    "protocol error: expected cmd=barrier_out, got \"{}\"",
-                    line.escape_ascii()
-                )));
-            }
-            if reply.rc() != Some(0) {
-                return Err(server_error("barrier", reply));
-            }
-            let got = barrier_tag(&reply);
-            self.ended.push(got);
+        let ended = self.take_end(tag, late);
+        if self.ended.is_empty() {
+            self.conn.clear_wake();
+        } else {
+            self.conn.wake();
         }
-        if late {
-            let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
-            return Err(self.conn.fail(format_args!(
-                "no reply (cmd=barrier_out) from the process manager in {seconds} s \
-                 (PMI_TIMEOUT)"
-            )));
-        }
-        Ok(false)
+        ended
     }
 
     fn group_barriers(&self) -> bool {
