@@ -7,9 +7,11 @@
 use std::os::fd::RawFd;
 use std::time::Duration;
 
+use pmi_core::client::Client;
+use pmi_core::error::PmiError;
 use pmi_core::Identity;
 use pmi_testkit::core::wire::pmi1::{Group, MAX_LINE};
-use pmi_testkit::core::{Backend, BarrierStep, Pmi1Wire};
+use pmi_testkit::core::{pmi1_client, Backend, BarrierStep, Pmi1Wire};
 use pmi_testkit::scripted::*;
 
 /// MPICH 5's Hydra's answer to `init`: PMI 1.2.
@@ -106,6 +108,103 @@ fn a_waiter_woken_for_nothing_leaves_the_wake_for_the_others() {
     assert_eq!(wire.barrier_ended(22, false), Ok(true));
     assert_eq!(wire.finalize(), Ok(()));
     assert_eq!(wire.barrier_ended(11, false), Ok(true));
+    drop(wire);
+    finish(server);
+}
+
+/// A client over a PMI 1.2 handshake, the server then running `rest`.
+fn client_1_2(rest: Script) -> (Client, std::thread::JoinHandle<Vec<u8>>) {
+    let script = Script::new()
+        .exchange(INIT_REQUEST, INIT_REPLY_1_2)
+        .exchange(MAXES_REQUEST, MAXES_REPLY)
+        .then(rest);
+    let (stream, server) = serve(script);
+    let client = pmi1_client(conn(stream), FOUR, MAX_LINE).expect("the handshake");
+    (client, server)
+}
+
+/// A second `barrier_out` for one barrier, read by a later call while no barrier is
+/// awaited, ends no barrier: the connection is broken there (an unexpected reply), and
+/// the next barrier, which the server never answers, does not pass (nothing is sent).
+#[test]
+fn a_second_end_of_one_barrier_does_not_end_the_next() {
+    let (mut wire, server) = wire_1_2(
+        Script::new()
+            .expect("cmd=barrier_in\n")
+            .send("cmd=barrier_out tag=0\ncmd=barrier_out tag=0\n")
+            .expect(get_request("k"))
+            .send("cmd=get_result rc=0 value=v\n"),
+    );
+    let fds = fds_of(wire.barrier_begin(None, 0).unwrap());
+    assert!(wakes(fds, Duration::from_secs(10)));
+    assert_eq!(wire.barrier_ended(0, false), Ok(true));
+    assert_eq!(
+        wire.get(KVS, b"k"),
+        Err(PmiError::Fail),
+        "a barrier_out while no barrier is awaited"
+    );
+    let next = wire
+        .barrier_begin(None, 0)
+        .and_then(|_| wire.barrier_ended(0, false));
+    assert_ne!(next, Ok(true), "the next barrier passed without its end");
+    drop(wire);
+    finish(server);
+}
+
+/// A server that says it speaks PMI 1.2 but answers a group barrier as a 1.1 server
+/// does (a `barrier_out` with no tag), or with a tag that is not an integer, or no
+/// barrier's: the barrier fails at once, rather than wait for an end that cannot
+/// come; so does a plain barrier ended by a tag that is not an integer.
+#[test]
+fn a_barrier_out_that_names_no_barrier_begun_fails_the_barrier() {
+    for reply in [
+        "cmd=barrier_out\n",
+        "cmd=barrier_out rc=0\n",
+        "cmd=barrier_out tag=\n",
+        "cmd=barrier_out tag=x11\n",
+        "cmd=barrier_out tag=-11\n",
+        "cmd=barrier_out tag=4294967307\n",
+        "cmd=barrier_out tag=12\n",
+    ] {
+        let (mut wire, server) = wire_1_2(
+            Script::new()
+                .expect("cmd=barrier_in group=WORLD:11\n")
+                .send(reply),
+        );
+        let fds = fds_of(wire.barrier_begin(Some(Group::World), 11).unwrap());
+        assert!(wakes(fds, Duration::from_secs(10)));
+        assert_eq!(
+            wire.barrier_ended(11, false),
+            Err(PmiError::Fail),
+            "{reply}"
+        );
+        drop(wire);
+        finish(server);
+    }
+    for reply in [
+        "cmd=barrier_out tag=x\n",
+        "cmd=barrier_out tag=4294967296\n",
+    ] {
+        let (mut client, server) = client_1_2(Script::new().exchange("cmd=barrier_in\n", reply));
+        assert_eq!(client.barrier(), Err(PmiError::Fail), "{reply}");
+        drop(client);
+        finish(server);
+    }
+}
+
+/// A barrier's end that says it failed (`rc` not 0) fails the barrier, whichever
+/// thread read it: here a get's, while the barrier was awaited.
+#[test]
+fn a_failed_barrier_end_read_by_a_get_fails_the_barrier() {
+    let (mut wire, server) = wire_1_2(
+        Script::new()
+            .expect("cmd=barrier_in group=WORLD:11\n")
+            .expect(get_request("k"))
+            .send("cmd=barrier_out rc=-1 tag=11 msg=failed\ncmd=get_result rc=0 value=v\n"),
+    );
+    wire.barrier_begin(Some(Group::World), 11).unwrap();
+    assert_eq!(wire.get(KVS, b"k"), Ok(&b"v"[..]));
+    assert_eq!(wire.barrier_ended(11, false), Err(PmiError::Fail));
     drop(wire);
     finish(server);
 }

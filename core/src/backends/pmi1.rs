@@ -24,9 +24,12 @@ pub struct Pmi1Wire {
     /// server (MPICH 5's Hydra), whose barriers may be awaited without the lock and
     /// named by group.
     minor: i64,
-    /// The tags of `barrier_out`s read while another reply was awaited (PMI 1.2), for
-    /// the barriers begun and not yet seen to end.
-    ended: Vec<i32>,
+    /// PMI 1.2: the tags of the barriers begun whose end has not been read (a tag twice
+    /// for two barriers of one tag)...
+    waiting: Vec<i32>,
+    /// ... and of those whose end was read (whether it said success) but not yet taken
+    /// by the thread that waits for it.
+    ended: Vec<(i32, bool)>,
     /// Which server this is, as far as the environment says (`MPI_LOCALNRANKS`: a
     /// Hydra; `PMI_JOBID` without it: Slurm's), for what it does not keep whole.
     hydra: bool,
@@ -94,6 +97,7 @@ impl Pmi1Wire {
             maxes: DEFAULT_MAXES,
             request_max,
             minor: 1,
+            waiting: Vec::new(),
             ended: Vec::new(),
             hydra: false,
             slurm: false,
@@ -188,8 +192,7 @@ impl Pmi1Wire {
             let range = self.conn.recv(expected, &pmi1::LINES)?;
             let reply = Reply::new(self.conn.message(range.clone()));
             if reply.cmd() == Some(b"barrier_out") && expected != b"barrier_out" {
-                let tag = barrier_tag(&reply);
-                self.ended.push(tag);
+                self.keep_end(range)?;
                 self.conn.wake();
                 continue;
             }
@@ -212,28 +215,30 @@ impl Pmi1Wire {
     /// waker left as it is.
     fn take_end(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
         loop {
-            if let Some(at) = self.ended.iter().position(|&t| t == tag) {
-                self.ended.swap_remove(at);
-                return Ok(true);
+            if let Some(at) = self.ended.iter().position(|&(t, _)| t == tag) {
+                let (_, succeeded) = self.ended.swap_remove(at);
+                return if succeeded {
+                    Ok(true)
+                } else {
+                    Err(PmiError::Fail)
+                };
             }
             let Some(range) = self.conn.recv_now(&pmi1::LINES)? else {
                 break;
             };
-            let line = self.conn.message(range);
-            let reply = Reply::new(line);
-            if reply.cmd() != Some(b"barrier_out") {
+            let line = self.conn.message(range.clone());
+            if Reply::new(line).cmd() != Some(b"barrier_out") {
                 return Err(self.conn.fail(format_args!(
                     "protocol error: expected cmd=barrier_out, got \"{}\"",
                     line.escape_ascii()
                 )));
             }
-            if reply.rc() != Some(0) {
-                return Err(server_error("barrier", reply));
-            }
-            let got = barrier_tag(&reply);
-            self.ended.push(got);
+            self.keep_end(range)?;
         }
         if late {
+            if let Some(at) = self.waiting.iter().position(|&t| t == tag) {
+                self.waiting.swap_remove(at);
+            }
             let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
             return Err(self.conn.fail(format_args!(
                 "no reply (cmd=barrier_out) from the process manager in {seconds} s \
@@ -241,6 +246,31 @@ impl Pmi1Wire {
             )));
         }
         Ok(false)
+    }
+
+    /// Keep the end a `barrier_out` line (at `range`) brings, for the thread that waits
+    /// for it: the end of a barrier begun and not yet ended, by its tag (none: 0, a
+    /// plain barrier's). One that ends no such barrier (no tag, or a tag that is not an
+    /// integer, where no barrier of that tag waits; a second end of one barrier) is an
+    /// unexpected reply: it breaks the connection, and no later barrier takes it for
+    /// its own end.
+    fn keep_end(&mut self, range: std::ops::Range<usize>) -> PmiResult<()> {
+        let reply = Reply::new(self.conn.message(range));
+        let waited =
+            barrier_tag(&reply).and_then(|tag| self.waiting.iter().position(|&t| t == tag));
+        let Some(at) = waited else {
+            return Err(self.conn.fail(format_args!(
+                "protocol error: \"{}\" ends no barrier this process began",
+                reply.line().escape_ascii()
+            )));
+        };
+        let succeeded = reply.rc() == Some(0);
+        if !succeeded {
+            server_error("barrier", reply);
+        }
+        let tag = self.waiting.swap_remove(at);
+        self.ended.push((tag, succeeded));
+        Ok(())
     }
 
     /// The request just built, if its line fits what the server takes; else `err`, traced,
@@ -374,6 +404,7 @@ impl Backend for Pmi1Wire {
         };
         let waker = self.conn.waker()?;
         self.conn.send(&self.request)?;
+        self.waiting.push(tag);
         Ok(BarrierStep::Pending {
             tag,
             fds: [self.conn.raw_fd(), waker],
@@ -548,12 +579,13 @@ pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
     }
 }
 
-/// The tag a `barrier_out` names (0 when it names none, as for a plain barrier).
-fn barrier_tag(reply: &Reply<'_>) -> i32 {
-    reply
-        .int(b"tag")
-        .and_then(|t| i32::try_from(t).ok())
-        .unwrap_or(0)
+/// The tag a `barrier_out` names (0 when it names none, as for a plain barrier); None
+/// when it is not an `int`.
+fn barrier_tag(reply: &Reply<'_>) -> Option<i32> {
+    match reply.field(b"tag") {
+        None => Some(0),
+        Some(_) => reply.int(b"tag").and_then(|t| i32::try_from(t).ok()),
+    }
 }
 
 /// Name service replies differ: Hydra sends `rc=0|1` with `info=ok`, Slurm sends
