@@ -8,7 +8,7 @@ use std::os::fd::RawFd;
 use std::time::Duration;
 
 use pmi_core::client::Client;
-use pmi_core::error::PmiError;
+use pmi_core::error::{PmiError, PmiResult};
 use pmi_core::Identity;
 use pmi_testkit::core::wire::pmi1::{Group, MAX_LINE};
 use pmi_testkit::core::{pmi1_client, Backend, BarrierStep, Pmi1Wire};
@@ -35,17 +35,23 @@ fn wire_1_2(rest: Script) -> (Pmi1Wire, std::thread::JoinHandle<Vec<u8>>) {
     (wire, server)
 }
 
-/// The fds a thread waiting for `step` polls.
-fn fds_of(step: BarrierStep) -> [RawFd; 2] {
+/// A barrier begun, as the thread that awaits it knows it.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    id: i32,
+    fds: [RawFd; 2],
+}
+
+fn waiting(step: PmiResult<BarrierStep>) -> Waiting {
     match step {
-        BarrierStep::Pending { fds, .. } => fds,
-        BarrierStep::Done => panic!("a PMI 1.2 barrier is awaited, not done in the call"),
+        Ok(BarrierStep::Pending { id, fds, .. }) => Waiting { id, fds },
+        other => panic!("a PMI 1.2 barrier is awaited without the lock, not {other:?}"),
     }
 }
 
-/// Whether a thread polling `fds` would wake within `wait` (what its `poll` sees).
-fn wakes(fds: [RawFd; 2], wait: Duration) -> bool {
-    let mut pfds = fds.map(|fd| libc::pollfd {
+/// Whether its thread, polling its fds, would wake within `wait` (what its `poll` sees).
+fn wakes(w: Waiting, wait: Duration) -> bool {
+    let mut pfds = w.fds.map(|fd| libc::pollfd {
         fd,
         events: libc::POLLIN,
         revents: 0,
@@ -67,24 +73,24 @@ fn a_barrier_end_read_by_another_waiter_wakes_its_thread() {
             .expect("cmd=finalize\n")
             .send("cmd=barrier_out tag=11\ncmd=finalize_ack\n"),
     );
-    let first = fds_of(wire.barrier_begin(Some(Group::World), 11).unwrap());
-    let second = fds_of(wire.barrier_begin(Some(Group::Node), 22).unwrap());
+    let first = waiting(wire.barrier_begin(Some(Group::World), 11));
+    let second = waiting(wire.barrier_begin(Some(Group::Node), 22));
     assert!(wakes(first, Duration::from_secs(10)), "22's end came");
-    assert_eq!(wire.barrier_ended(11, false), Ok(false));
+    assert_eq!(wire.barrier_ended(first.id, false), Ok(false));
     assert!(
         wakes(second, Duration::ZERO),
         "the thread waiting for 22 is not woken: its end was read by the other waiter"
     );
-    assert_eq!(wire.barrier_ended(22, false), Ok(true));
+    assert_eq!(wire.barrier_ended(second.id, false), Ok(true));
     assert_eq!(wire.finalize(), Ok(()));
-    assert_eq!(wire.barrier_ended(11, false), Ok(true));
+    assert_eq!(wire.barrier_ended(first.id, false), Ok(true));
     drop(wire);
     finish(server);
 }
 
-/// Two threads wait, for barriers 11 and 22; a third thread's get reads 22's end first
-/// and wakes the waiters. The waiter for 11 takes the lock first and finds nothing for
-/// it: the waiter for 22, which polls afterwards, must still wake.
+/// Two threads wait, for barriers 11 and 22; a third thread's get reads 22's end first.
+/// The waiter for 11 takes the lock first (woken by anything) and finds nothing for it:
+/// the waiter for 22, which polls afterwards, must still wake.
 #[test]
 fn a_waiter_woken_for_nothing_leaves_the_wake_for_the_others() {
     let (mut wire, server) = wire_1_2(
@@ -96,18 +102,92 @@ fn a_waiter_woken_for_nothing_leaves_the_wake_for_the_others() {
             .expect("cmd=finalize\n")
             .send("cmd=barrier_out tag=11\ncmd=finalize_ack\n"),
     );
-    let first = fds_of(wire.barrier_begin(Some(Group::World), 11).unwrap());
-    let second = fds_of(wire.barrier_begin(Some(Group::Node), 22).unwrap());
+    let first = waiting(wire.barrier_begin(Some(Group::World), 11));
+    let second = waiting(wire.barrier_begin(Some(Group::Node), 22));
     assert_eq!(wire.get(KVS, b"k"), Ok(&b"v"[..]));
-    assert!(wakes(first, Duration::ZERO), "the get woke the waiters");
-    assert_eq!(wire.barrier_ended(11, false), Ok(false));
+    assert_eq!(wire.barrier_ended(first.id, false), Ok(false));
     assert!(
         wakes(second, Duration::ZERO),
         "the thread waiting for 22 is not woken: the waiter for 11 took the wake"
     );
-    assert_eq!(wire.barrier_ended(22, false), Ok(true));
+    assert_eq!(wire.barrier_ended(second.id, false), Ok(true));
     assert_eq!(wire.finalize(), Ok(()));
-    assert_eq!(wire.barrier_ended(11, false), Ok(true));
+    assert_eq!(wire.barrier_ended(first.id, false), Ok(true));
+    drop(wire);
+    finish(server);
+}
+
+/// Two threads wait, for barriers 11 and 22, whose ends come in one read. The thread
+/// that reads them finds its own first: the other thread, which polls afterwards, must
+/// wake for the line left behind.
+#[test]
+fn ends_read_together_wake_every_thread_they_end() {
+    let (mut wire, server) = wire_1_2(
+        Script::new()
+            .expect("cmd=barrier_in group=WORLD:11\n")
+            .expect("cmd=barrier_in group=NODE:22\n")
+            .send("cmd=barrier_out tag=11\ncmd=barrier_out tag=22\n"),
+    );
+    let first = waiting(wire.barrier_begin(Some(Group::World), 11));
+    let second = waiting(wire.barrier_begin(Some(Group::Node), 22));
+    assert!(wakes(first, Duration::from_secs(10)), "the ends came");
+    // (Both lines in the socket: one write, read at once.)
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(wire.barrier_ended(first.id, false), Ok(true));
+    assert!(
+        wakes(second, Duration::ZERO),
+        "the thread waiting for 22 is not woken: its end waits unread in the buffer"
+    );
+    assert_eq!(wire.barrier_ended(second.id, false), Ok(true));
+    drop(wire);
+    finish(server);
+}
+
+/// A barrier's end that comes in the same read as another thread's get reply, behind
+/// it: the thread waiting for the barrier must wake.
+#[test]
+fn an_end_read_behind_a_get_reply_wakes_its_thread() {
+    let (mut wire, server) = wire_1_2(
+        Script::new()
+            .expect("cmd=barrier_in group=WORLD:11\n")
+            .expect(get_request("k"))
+            .send("cmd=get_result rc=0 value=v\ncmd=barrier_out tag=11\n"),
+    );
+    let first = waiting(wire.barrier_begin(Some(Group::World), 11));
+    assert_eq!(wire.get(KVS, b"k"), Ok(&b"v"[..]));
+    assert!(
+        wakes(first, Duration::ZERO),
+        "the thread waiting for 11 is not woken: its end waits unread in the buffer"
+    );
+    assert_eq!(wire.barrier_ended(first.id, false), Ok(true));
+    drop(wire);
+    finish(server);
+}
+
+/// Two barriers of one tag (two threads, or two tags that hash alike): each end ends
+/// one, the first begun first, whichever thread reads it.
+#[test]
+fn two_barriers_of_one_tag_end_one_each() {
+    let (mut wire, server) = wire_1_2(
+        Script::new()
+            .expect("cmd=barrier_in group=WORLD:7\n")
+            .expect("cmd=barrier_in group=NODE:7\n")
+            .send("cmd=barrier_out tag=7\n")
+            .expect(get_request("k"))
+            .send("cmd=get_result rc=0 value=v\ncmd=barrier_out tag=7\n"),
+    );
+    let first = waiting(wire.barrier_begin(Some(Group::World), 7));
+    let second = waiting(wire.barrier_begin(Some(Group::Node), 7));
+    assert!(wakes(second, Duration::from_secs(10)));
+    assert_eq!(wire.barrier_ended(second.id, false), Ok(false));
+    assert!(
+        wakes(first, Duration::ZERO),
+        "the first begun is ended first"
+    );
+    assert_eq!(wire.barrier_ended(first.id, false), Ok(true));
+    assert_eq!(wire.get(KVS, b"k"), Ok(&b"v"[..]));
+    assert!(wakes(second, Duration::ZERO));
+    assert_eq!(wire.barrier_ended(second.id, false), Ok(true));
     drop(wire);
     finish(server);
 }
@@ -123,29 +203,30 @@ fn client_1_2(rest: Script) -> (Client, std::thread::JoinHandle<Vec<u8>>) {
     (client, server)
 }
 
-/// A second `barrier_out` for one barrier, read by a later call while no barrier is
-/// awaited, ends no barrier: the connection is broken there (an unexpected reply), and
-/// the next barrier, which the server never answers, does not pass (nothing is sent).
+/// A second `barrier_out` for one barrier ends no barrier: wherever it is read (here
+/// with the first), the connection is broken there (an unexpected reply), and neither
+/// a later call nor the next barrier, which the server never answers, passes.
 #[test]
 fn a_second_end_of_one_barrier_does_not_end_the_next() {
     let (mut wire, server) = wire_1_2(
         Script::new()
             .expect("cmd=barrier_in\n")
             .send("cmd=barrier_out tag=0\ncmd=barrier_out tag=0\n")
-            .expect(get_request("k"))
+            .sleep(Duration::from_millis(200))
             .send("cmd=get_result rc=0 value=v\n"),
     );
-    let fds = fds_of(wire.barrier_begin(None, 0).unwrap());
-    assert!(wakes(fds, Duration::from_secs(10)));
-    assert_eq!(wire.barrier_ended(0, false), Ok(true));
+    let first = waiting(wire.barrier_begin(None, 0));
+    assert!(wakes(first, Duration::from_secs(10)));
+    assert_eq!(wire.barrier_ended(first.id, false), Ok(true));
     assert_eq!(
         wire.get(KVS, b"k"),
         Err(PmiError::Fail),
-        "a barrier_out while no barrier is awaited"
+        "the connection goes on after a barrier_out that ends no barrier"
     );
-    let next = wire
-        .barrier_begin(None, 0)
-        .and_then(|_| wire.barrier_ended(0, false));
+    let next = wire.barrier_begin(None, 0).and_then(|step| match step {
+        BarrierStep::Pending { id, .. } => wire.barrier_ended(id, false),
+        BarrierStep::Done => Ok(true),
+    });
     assert_ne!(next, Ok(true), "the next barrier passed without its end");
     drop(wire);
     finish(server);
@@ -171,10 +252,10 @@ fn a_barrier_out_that_names_no_barrier_begun_fails_the_barrier() {
                 .expect("cmd=barrier_in group=WORLD:11\n")
                 .send(reply),
         );
-        let fds = fds_of(wire.barrier_begin(Some(Group::World), 11).unwrap());
-        assert!(wakes(fds, Duration::from_secs(10)));
+        let first = waiting(wire.barrier_begin(Some(Group::World), 11));
+        assert!(wakes(first, Duration::from_secs(10)));
         assert_eq!(
-            wire.barrier_ended(11, false),
+            wire.barrier_ended(first.id, false),
             Err(PmiError::Fail),
             "{reply}"
         );
@@ -202,9 +283,9 @@ fn a_failed_barrier_end_read_by_a_get_fails_the_barrier() {
             .expect(get_request("k"))
             .send("cmd=barrier_out rc=-1 tag=11 msg=failed\ncmd=get_result rc=0 value=v\n"),
     );
-    wire.barrier_begin(Some(Group::World), 11).unwrap();
+    let first = waiting(wire.barrier_begin(Some(Group::World), 11));
     assert_eq!(wire.get(KVS, b"k"), Ok(&b"v"[..]));
-    assert_eq!(wire.barrier_ended(11, false), Err(PmiError::Fail));
+    assert_eq!(wire.barrier_ended(first.id, false), Err(PmiError::Fail));
     drop(wire);
     finish(server);
 }

@@ -4,7 +4,7 @@
 use crate::api::Api;
 use crate::api::{Maxes, DEFAULT_MAXES};
 use crate::backend::{Backend, BarrierStep, Group, Identity, SpawnCommand, Spawned};
-use crate::conn::Conn;
+use crate::conn::{Conn, Waker};
 use crate::error::{PmiError, PmiResult};
 use crate::launch::{JobEnv, PortEnv};
 use crate::trace;
@@ -24,16 +24,30 @@ pub struct Pmi1Wire {
     /// server (MPICH 5's Hydra), whose barriers may be awaited without the lock and
     /// named by group.
     minor: i64,
-    /// PMI 1.2: the tags of the barriers begun whose end has not been read (a tag twice
-    /// for two barriers of one tag)...
-    waiting: Vec<i32>,
-    /// ... and of those whose end was read (whether it said success) but not yet taken
-    /// by the thread that waits for it.
-    ended: Vec<(i32, bool)>,
+    /// PMI 1.2: the barriers begun and not yet over, in the order they began, each
+    /// awaited by one thread without the lock.
+    waits: Vec<Wait>,
+    /// The wakers of barriers that are over, for the next ones.
+    spare_wakers: Vec<Waker>,
+    /// The id of the next barrier begun.
+    next_wait: i32,
     /// Which server this is, as far as the environment says (`MPI_LOCALNRANKS`: a
     /// Hydra; `PMI_JOBID` without it: Slurm's), for what it does not keep whole.
     hydra: bool,
     slurm: bool,
+}
+
+/// A PMI 1.2 barrier begun, as its thread awaits it without the lock.
+struct Wait {
+    /// Which it is, for [`Backend::barrier_ended`] (two barriers may have one tag).
+    id: i32,
+    /// The tag its `barrier_out` names.
+    tag: i32,
+    /// Whether its end came, and said success (kept by whichever thread read it).
+    end: Option<bool>,
+    /// What its thread polls beside the socket: woken when another thread read its
+    /// end, or left lines in the connection's buffer.
+    waker: Waker,
 }
 
 /// Send `request` (one whole line) and read one reply line, which must be
@@ -97,8 +111,9 @@ impl Pmi1Wire {
             maxes: DEFAULT_MAXES,
             request_max,
             minor: 1,
-            waiting: Vec::new(),
-            ended: Vec::new(),
+            waits: Vec::new(),
+            spare_wakers: Vec::new(),
+            next_wait: 0,
             hydra: false,
             slurm: false,
         };
@@ -181,8 +196,9 @@ impl Pmi1Wire {
 
     /// Send the request built, and read its reply, which must be `cmd=<expected>` (as
     /// [`call_line`]). From a PMI 1.2 server, a `barrier_out` that comes first ends a
-    /// barrier another thread waits for without the lock: its tag is kept, and that
-    /// thread woken ([`Conn::wake`]).
+    /// barrier another thread waits for without the lock: its end is kept, and that
+    /// thread woken ([`Pmi1Wire::keep_end`]); lines read past the reply wake every
+    /// waiter, to sort them out.
     fn call(&mut self, expected: &[u8]) -> PmiResult<Reply<'_>> {
         if !self.threaded() {
             return call_line(&mut self.conn, &self.request, expected);
@@ -193,11 +209,16 @@ impl Pmi1Wire {
             let reply = Reply::new(self.conn.message(range.clone()));
             if reply.cmd() == Some(b"barrier_out") && expected != b"barrier_out" {
                 self.keep_end(range)?;
-                self.conn.wake();
                 continue;
             }
             break range;
         };
+        // (No waiter's poll of the socket sees what is in the buffer.)
+        if self.conn.holds_message(&pmi1::LINES) {
+            for wait in &self.waits {
+                wait.waker.wake();
+            }
+        }
         let conn = &self.conn;
         let line = conn.message(range);
         let reply = Reply::new(line);
@@ -211,54 +232,20 @@ impl Pmi1Wire {
         Ok(reply)
     }
 
-    /// Whether the end of the barrier `tag` came ([`Backend::barrier_ended`]), the
-    /// waker left as it is.
-    fn take_end(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
-        loop {
-            if let Some(at) = self.ended.iter().position(|&(t, _)| t == tag) {
-                let (_, succeeded) = self.ended.swap_remove(at);
-                return if succeeded {
-                    Ok(true)
-                } else {
-                    Err(PmiError::Fail)
-                };
-            }
-            let Some(range) = self.conn.recv_now(&pmi1::LINES)? else {
-                break;
-            };
-            let line = self.conn.message(range.clone());
-            if Reply::new(line).cmd() != Some(b"barrier_out") {
-                return Err(self.conn.fail(format_args!(
-                    "protocol error: expected cmd=barrier_out, got \"{}\"",
-                    line.escape_ascii()
-                )));
-            }
-            self.keep_end(range)?;
-        }
-        if late {
-            if let Some(at) = self.waiting.iter().position(|&t| t == tag) {
-                self.waiting.swap_remove(at);
-            }
-            let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
-            return Err(self.conn.fail(format_args!(
-                "no reply (cmd=barrier_out) from the process manager in {seconds} s \
-                 (PMI_TIMEOUT)"
-            )));
-        }
-        Ok(false)
-    }
-
     /// Keep the end a `barrier_out` line (at `range`) brings, for the thread that waits
-    /// for it: the end of a barrier begun and not yet ended, by its tag (none: 0, a
-    /// plain barrier's). One that ends no such barrier (no tag, or a tag that is not an
-    /// integer, where no barrier of that tag waits; a second end of one barrier) is an
-    /// unexpected reply: it breaks the connection, and no later barrier takes it for
-    /// its own end.
+    /// for it, and wake that thread: the end of a barrier begun and not yet ended, by
+    /// its tag (none: 0, a plain barrier's; of two with one tag, the first begun). One
+    /// that ends no such barrier (no tag, or a tag that is not an integer, where no
+    /// barrier of that tag waits; a second end of one barrier) is an unexpected reply:
+    /// it breaks the connection, and no later barrier takes it for its own end.
     fn keep_end(&mut self, range: std::ops::Range<usize>) -> PmiResult<()> {
         let reply = Reply::new(self.conn.message(range));
-        let waited =
-            barrier_tag(&reply).and_then(|tag| self.waiting.iter().position(|&t| t == tag));
-        let Some(at) = waited else {
+        let waited = barrier_tag(&reply).and_then(|tag| {
+            self.waits
+                .iter_mut()
+                .find(|w| w.tag == tag && w.end.is_none())
+        });
+        let Some(wait) = waited else {
             return Err(self.conn.fail(format_args!(
                 "protocol error: \"{}\" ends no barrier this process began",
                 reply.line().escape_ascii()
@@ -268,8 +255,24 @@ impl Pmi1Wire {
         if !succeeded {
             server_error("barrier", reply);
         }
-        let tag = self.waiting.swap_remove(at);
-        self.ended.push((tag, succeeded));
+        wait.end = Some(succeeded);
+        wait.waker.wake();
+        Ok(())
+    }
+
+    /// Read every line the socket holds now, each a barrier's end to keep
+    /// ([`Pmi1Wire::keep_end`]): nothing else may come while no reply is awaited.
+    fn read_ends(&mut self) -> PmiResult<()> {
+        while let Some(range) = self.conn.recv_now(&pmi1::LINES)? {
+            let line = self.conn.message(range.clone());
+            if Reply::new(line).cmd() != Some(b"barrier_out") {
+                return Err(self.conn.fail(format_args!(
+                    "protocol error: expected cmd=barrier_out, got \"{}\"",
+                    line.escape_ascii()
+                )));
+            }
+            self.keep_end(range)?;
+        }
         Ok(())
     }
 
@@ -402,29 +405,64 @@ impl Backend for Pmi1Wire {
                 tag
             }
         };
-        let waker = self.conn.waker()?;
-        self.conn.send(&self.request)?;
-        self.waiting.push(tag);
-        Ok(BarrierStep::Pending {
+        let waker = match self.spare_wakers.pop() {
+            Some(waker) => waker,
+            None => Waker::new()?,
+        };
+        let fds = [self.conn.raw_fd(), waker.raw_fd()];
+        if let Err(e) = self.conn.send(&self.request) {
+            self.spare_wakers.push(waker);
+            return Err(e);
+        }
+        let id = self.next_wait;
+        self.next_wait = id.wrapping_add(1);
+        self.waits.push(Wait {
+            id,
             tag,
-            fds: [self.conn.raw_fd(), waker],
+            end: None,
+            waker,
+        });
+        Ok(BarrierStep::Pending {
+            id,
+            fds,
             limit: self.conn.timeout(),
         })
     }
 
-    /// Whether `barrier_out tag=<tag>` came: kept from another thread's reading, or read
-    /// now from what the socket holds. Nothing but `barrier_out`s may come while no other
-    /// reply is awaited. Afterwards the waker is signalled exactly while an end is kept
-    /// for a thread that has not taken it: a thread that polls later still wakes for
-    /// it, whoever read it and whoever looked before.
-    fn barrier_ended(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
-        let ended = self.take_end(tag, late);
-        if self.ended.is_empty() {
-            self.conn.clear_wake();
+    /// Whether the barrier `id` has ended: its end kept by another thread, or read now.
+    /// Everything the socket holds is read, to its last line, and every end in it kept
+    /// for its thread (woken): what stays in the buffer no waiter's poll would see.
+    /// Nothing but `barrier_out`s may come while no other reply is awaited.
+    fn barrier_ended(&mut self, id: i32, late: bool) -> PmiResult<bool> {
+        let Some(at) = self.waits.iter().position(|w| w.id == id) else {
+            return Err(PmiError::Fail);
+        };
+        self.waits[at].waker.clear();
+        // (A line that breaks the connection does not undo an end read before it.)
+        let read = if self.waits[at].end.is_none() {
+            self.read_ends()
         } else {
-            self.conn.wake();
+            Ok(())
+        };
+        // (Only this thread removes its own: `at` still points at it.)
+        let end = self.waits[at].end;
+        if end.is_none() && read.is_ok() && !late {
+            return Ok(false);
         }
-        ended
+        let wait = self.waits.remove(at);
+        self.spare_wakers.push(wait.waker);
+        match (end, read) {
+            (Some(true), _) => Ok(true),
+            (Some(false), _) => Err(PmiError::Fail),
+            (None, Err(e)) => Err(e),
+            (None, Ok(())) => {
+                let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
+                Err(self.conn.fail(format_args!(
+                    "no reply (cmd=barrier_out) from the process manager in {seconds} s \
+                     (PMI_TIMEOUT)"
+                )))
+            }
+        }
     }
 
     fn group_barriers(&self) -> bool {
