@@ -286,7 +286,8 @@ pub extern "C" fn PMI_Barrier() -> c_int {
 /// Returns `PMI_SUCCESS`; `PMI_ERR_INIT` if not initialized; `PMI_ERR_INVALID_ARG` if
 /// the array is NULL (not one of the constants), names a rank outside the job or twice,
 /// or does not name this process; `PMI_ERR_INVALID_SIZE` if `count` < 1 or larger than
-/// the job; `PMI_FAIL` if the server has no group barriers (PMI 1.1: Hydra 4, Slurm's
+/// the job, or the ranks would make a request line longer than the server reads (64 KiB:
+/// some 11 000 ranks of five digits; nothing is sent); `PMI_FAIL` if the server has no group barriers (PMI 1.1: Hydra 4, Slurm's
 /// PMI-1 wire; so `PMI_Barrier_group(PMI_GROUP_SELF, 0, NULL)` says
 /// whether they work, as with MPICH's client) or fails.
 ///
