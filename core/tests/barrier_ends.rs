@@ -164,20 +164,21 @@ fn an_end_read_behind_a_get_reply_wakes_its_thread() {
     finish(server);
 }
 
-/// Two barriers of one tag (two threads, or two tags that hash alike): each end ends
-/// one, the first begun first, whichever thread reads it.
+/// Two barriers of one group and one tag (two threads; the server counts them as two
+/// rounds of one barrier, which end in order): each end ends one, the first begun first,
+/// whichever thread reads it.
 #[test]
-fn two_barriers_of_one_tag_end_one_each() {
+fn two_barriers_of_one_group_and_tag_end_one_each() {
     let (mut wire, server) = wire_1_2(
         Script::new()
             .expect("cmd=barrier_in group=WORLD:7\n")
-            .expect("cmd=barrier_in group=NODE:7\n")
+            .expect("cmd=barrier_in group=WORLD:7\n")
             .send("cmd=barrier_out tag=7\n")
             .expect(get_request("k"))
             .send("cmd=get_result rc=0 value=v\ncmd=barrier_out tag=7\n"),
     );
     let first = waiting(wire.barrier_begin(Some(Group::World), 7));
-    let second = waiting(wire.barrier_begin(Some(Group::Node), 7));
+    let second = waiting(wire.barrier_begin(Some(Group::World), 7));
     assert!(wakes(second, Duration::from_secs(10)));
     assert_eq!(wire.barrier_ended(second.id, false), Ok(false));
     assert!(
@@ -188,6 +189,41 @@ fn two_barriers_of_one_tag_end_one_each() {
     assert_eq!(wire.get(KVS, b"k"), Ok(&b"v"[..]));
     assert!(wakes(second, Duration::ZERO));
     assert_eq!(wire.barrier_ended(second.id, false), Ok(true));
+    drop(wire);
+    finish(server);
+}
+
+/// Barriers of two groups with one tag cannot run at once: both ends would name the
+/// tag, and the first to come, whichever group's, would end the barrier begun first
+/// (`PMI_Barrier` would return when the node had entered). The second is refused,
+/// nothing sent: here a NODE, a WORLD and a list without a tag (0) beside
+/// `PMI_Barrier` (0, and another barrier for the server: `barrier_in` with no group);
+/// NODE with another tag runs; once `PMI_Barrier` ended, NODE with 0 runs.
+#[test]
+fn barriers_of_two_groups_with_one_tag_do_not_run_at_once() {
+    let (mut wire, server) = wire_1_2(
+        Script::new()
+            .expect("cmd=barrier_in\n")
+            .expect("cmd=barrier_in group=NODE:5\n")
+            .send("cmd=barrier_out tag=0\n")
+            .expect("cmd=barrier_in group=NODE:0\n")
+            .send("cmd=barrier_out tag=5\ncmd=barrier_out tag=0\n"),
+    );
+    let plain = waiting(wire.barrier_begin(None, 0));
+    for group in [Group::Node, Group::World, Group::Ranks(&[0, 1])] {
+        assert_eq!(
+            wire.barrier_begin(Some(group), 0),
+            Err(PmiError::InvalidArg),
+            "{group:?}"
+        );
+    }
+    let tagged = waiting(wire.barrier_begin(Some(Group::Node), 5));
+    assert!(wakes(plain, Duration::from_secs(10)));
+    assert_eq!(wire.barrier_ended(plain.id, false), Ok(true));
+    let node = waiting(wire.barrier_begin(Some(Group::Node), 0));
+    assert!(wakes(tagged, Duration::from_secs(10)));
+    assert_eq!(wire.barrier_ended(tagged.id, false), Ok(true));
+    assert_eq!(wire.barrier_ended(node.id, false), Ok(true));
     drop(wire);
     finish(server);
 }

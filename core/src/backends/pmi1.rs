@@ -43,6 +43,9 @@ struct Wait {
     id: i32,
     /// The tag its `barrier_out` names.
     tag: i32,
+    /// Its request line's digest: the barrier the server counts it in (its group and
+    /// tag; `barrier_in` with no group is another barrier than `WORLD:0`).
+    name: u64,
     /// Whether its end came, and said success (kept by whichever thread read it).
     end: Option<bool>,
     /// What its thread polls beside the socket: woken when another thread read its
@@ -394,6 +397,7 @@ impl Backend for Pmi1Wire {
                 )),
             };
         }
+        let group_given = group.is_some();
         let tag = match group {
             None => {
                 pmi1::encode(&mut self.request, "barrier_in", &[]);
@@ -405,6 +409,27 @@ impl Backend for Pmi1Wire {
                 tag
             }
         };
+        // Another barrier with this tag (another group, or the same with its tag hashed
+        // alike) would end with the same line as this one, and whichever came first would
+        // end the barrier begun first.
+        let name = crate::hash::digest(&self.request);
+        if self.waits.iter().any(|w| w.tag == tag && w.name != name) {
+            trace::line(format_args!(
+                "{}: another group's barrier with tag {tag} is under way in this process; \
+                 their ends could not be told apart (a barrier of another group needs \
+                 another tag)",
+                if group_given {
+                    "PMI_Barrier_group"
+                } else {
+                    "PMI_Barrier"
+                }
+            ));
+            return Err(if group_given {
+                PmiError::InvalidArg
+            } else {
+                PmiError::Fail
+            });
+        }
         let waker = match self.spare_wakers.pop() {
             Some(waker) => waker,
             None => Waker::new()?,
@@ -419,6 +444,7 @@ impl Backend for Pmi1Wire {
         self.waits.push(Wait {
             id,
             tag,
+            name,
             end: None,
             waker,
         });
