@@ -325,3 +325,30 @@ fn a_failed_barrier_end_read_by_a_get_fails_the_barrier() {
     drop(wire);
     finish(server);
 }
+
+/// A thread that reads its own end (as where it waits alone) does not leave its waker
+/// signalled for the next barrier, which would wake at once for nothing, taking the lock
+/// and two system calls more: the next barrier's thread sleeps until its end comes.
+#[test]
+fn a_barrier_ended_leaves_no_wake_for_the_next() {
+    let (mut wire, server) = wire_1_2(
+        Script::new()
+            .exchange("cmd=barrier_in\n", "cmd=barrier_out tag=0\n")
+            .expect("cmd=barrier_in\n")
+            .sleep(Duration::from_millis(200))
+            .send("cmd=barrier_out tag=0\n"),
+    );
+    for i in 0..2 {
+        let plain = waiting(wire.barrier_begin(None, 0));
+        if i == 1 {
+            assert!(
+                !wakes(plain, Duration::from_millis(50)),
+                "the next barrier's thread woke before its end came"
+            );
+        }
+        assert!(wakes(plain, Duration::from_secs(10)));
+        assert_eq!(wire.barrier_ended(plain.id, false), Ok(true));
+    }
+    drop(wire);
+    finish(server);
+}

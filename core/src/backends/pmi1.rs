@@ -51,6 +51,18 @@ struct Wait {
     /// What its thread polls beside the socket: woken when another thread read its
     /// end, or left lines in the connection's buffer.
     waker: Waker,
+    /// Whether the waker is signalled (so that a thread that reads its own end, as
+    /// where it waits alone, costs no system call for it).
+    woken: bool,
+}
+
+impl Wait {
+    fn wake(&mut self) {
+        if !self.woken {
+            self.waker.wake();
+            self.woken = true;
+        }
+    }
 }
 
 /// Send `request` (one whole line) and read one reply line, which must be
@@ -211,16 +223,14 @@ impl Pmi1Wire {
             let range = self.conn.recv(expected, &pmi1::LINES)?;
             let reply = Reply::new(self.conn.message(range.clone()));
             if reply.cmd() == Some(b"barrier_out") && expected != b"barrier_out" {
-                self.keep_end(range)?;
+                self.keep_end(range, None)?;
                 continue;
             }
             break range;
         };
         // (No waiter's poll of the socket sees what is in the buffer.)
         if self.conn.holds_message(&pmi1::LINES) {
-            for wait in &self.waits {
-                wait.waker.wake();
-            }
+            self.waits.iter_mut().for_each(Wait::wake);
         }
         let conn = &self.conn;
         let line = conn.message(range);
@@ -236,12 +246,12 @@ impl Pmi1Wire {
     }
 
     /// Keep the end a `barrier_out` line (at `range`) brings, for the thread that waits
-    /// for it, and wake that thread: the end of a barrier begun and not yet ended, by
+    /// for it, and wake that thread (unless it is the `reader`): the end of a barrier begun and not yet ended, by
     /// its tag (none: 0, a plain barrier's; of two with one tag, the first begun). One
     /// that ends no such barrier (no tag, or a tag that is not an integer, where no
     /// barrier of that tag waits; a second end of one barrier) is an unexpected reply:
     /// it breaks the connection, and no later barrier takes it for its own end.
-    fn keep_end(&mut self, range: std::ops::Range<usize>) -> PmiResult<()> {
+    fn keep_end(&mut self, range: std::ops::Range<usize>, reader: Option<i32>) -> PmiResult<()> {
         let reply = Reply::new(self.conn.message(range));
         let waited = barrier_tag(&reply).and_then(|tag| {
             self.waits
@@ -259,13 +269,16 @@ impl Pmi1Wire {
             server_error("barrier", reply);
         }
         wait.end = Some(succeeded);
-        wait.waker.wake();
+        if reader != Some(wait.id) {
+            wait.wake();
+        }
         Ok(())
     }
 
     /// Read every line the socket holds now, each a barrier's end to keep
-    /// ([`Pmi1Wire::keep_end`]): nothing else may come while no reply is awaited.
-    fn read_ends(&mut self) -> PmiResult<()> {
+    /// ([`Pmi1Wire::keep_end`]) for its thread, `reader` the barrier of the thread that
+    /// reads: nothing else may come while no reply is awaited.
+    fn read_ends(&mut self, reader: i32) -> PmiResult<()> {
         while let Some(range) = self.conn.recv_now(&pmi1::LINES)? {
             let line = self.conn.message(range.clone());
             if Reply::new(line).cmd() != Some(b"barrier_out") {
@@ -274,7 +287,7 @@ impl Pmi1Wire {
                     line.escape_ascii()
                 )));
             }
-            self.keep_end(range)?;
+            self.keep_end(range, Some(reader))?;
         }
         Ok(())
     }
@@ -447,6 +460,7 @@ impl Backend for Pmi1Wire {
             name,
             end: None,
             waker,
+            woken: false,
         });
         Ok(BarrierStep::Pending {
             id,
@@ -463,13 +477,19 @@ impl Backend for Pmi1Wire {
         let Some(at) = self.waits.iter().position(|w| w.id == id) else {
             return Err(PmiError::Fail);
         };
-        self.waits[at].waker.clear();
         // (A line that breaks the connection does not undo an end read before it.)
         let read = if self.waits[at].end.is_none() {
-            self.read_ends()
+            self.read_ends(id)
         } else {
             Ok(())
         };
+        // No wake-up is owed this thread now: it looks at its own end, and, unless that
+        // came already, what came is sorted out (the socket read to its end).
+        let wait = &mut self.waits[at];
+        if wait.woken {
+            wait.waker.clear();
+            wait.woken = false;
+        }
         // (Only this thread removes its own: `at` still points at it.)
         let end = self.waits[at].end;
         if end.is_none() && read.is_ok() && !late {
