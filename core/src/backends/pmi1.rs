@@ -246,11 +246,12 @@ impl Pmi1Wire {
     }
 
     /// Keep the end a `barrier_out` line (at `range`) brings, for the thread that waits
-    /// for it, and wake that thread (unless it is the `reader`): the end of a barrier begun and not yet ended, by
-    /// its tag (none: 0, a plain barrier's; of two with one tag, the first begun). One
-    /// that ends no such barrier (no tag, or a tag that is not an integer, where no
-    /// barrier of that tag waits; a second end of one barrier) is an unexpected reply:
-    /// it breaks the connection, and no later barrier takes it for its own end.
+    /// for it, and wake that thread (unless it is the one reading: `reader`): the end of
+    /// a barrier begun and not yet ended, by its tag (none: 0, a plain barrier's; of two
+    /// with one tag, the first begun). One that ends no such barrier (no tag, or a tag
+    /// that is not an integer, where no barrier of that tag waits; a second end of one
+    /// barrier) is an unexpected reply: it breaks the connection, and no later barrier
+    /// takes it for its own end.
     fn keep_end(&mut self, range: std::ops::Range<usize>, reader: Option<i32>) -> PmiResult<()> {
         let reply = Reply::new(self.conn.message(range));
         let waited = barrier_tag(&reply).and_then(|tag| {
