@@ -336,14 +336,14 @@ impl Client {
     /// Wait for every process of the group, holding the caller's lock all along (see
     /// `lifecycle::barrier` for the wait without it).
     pub fn barrier(&mut self) -> PmiResult<()> {
-        let BarrierStep::Pending { tag, fds, limit } = self.barrier_begin(None, None)? else {
+        let BarrierStep::Pending { id, fds, limit } = self.barrier_begin(None, None)? else {
             return Ok(());
         };
         let start = std::time::Instant::now();
         loop {
             Conn::wait_readable(fds, limit.map(|l| l.saturating_sub(start.elapsed())));
             let late = limit.is_some_and(|l| start.elapsed() >= l);
-            if self.barrier_ended(tag, late)? {
+            if self.barrier_ended(id, late)? {
                 return Ok(());
             }
         }
@@ -389,10 +389,10 @@ impl Client {
         self.backend.barrier_begin(Some(wire_group), tag)
     }
 
-    /// Whether the barrier `tag` begun ([`Client::barrier_begin`]) has ended; with `late`,
+    /// Whether the barrier `id` begun ([`Client::barrier_begin`]) has ended; with `late`,
     /// one that has not fails.
-    pub(crate) fn barrier_ended(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
-        self.backend.barrier_ended(tag, late)
+    pub(crate) fn barrier_ended(&mut self, id: i32, late: bool) -> PmiResult<bool> {
+        self.backend.barrier_ended(id, late)
     }
 
     /// The PMI version the server speaks (major, minor), where a wire says one.

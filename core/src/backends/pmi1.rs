@@ -4,7 +4,7 @@
 use crate::api::Api;
 use crate::api::{Maxes, DEFAULT_MAXES};
 use crate::backend::{Backend, BarrierStep, Group, Identity, SpawnCommand, Spawned};
-use crate::conn::Conn;
+use crate::conn::{Conn, Waker};
 use crate::error::{PmiError, PmiResult};
 use crate::launch::{JobEnv, PortEnv};
 use crate::trace;
@@ -24,13 +24,45 @@ pub struct Pmi1Wire {
     /// server (MPICH 5's Hydra), whose barriers may be awaited without the lock and
     /// named by group.
     minor: i64,
-    /// The tags of `barrier_out`s read while another reply was awaited (PMI 1.2), for
-    /// the barriers begun and not yet seen to end.
-    ended: Vec<i32>,
+    /// PMI 1.2: the barriers begun and not yet over, in the order they began, each
+    /// awaited by one thread without the lock.
+    waits: Vec<Wait>,
+    /// The wakers of barriers that are over, for the next ones.
+    spare_wakers: Vec<Waker>,
+    /// The id of the next barrier begun.
+    next_wait: i32,
     /// Which server this is, as far as the environment says (`MPI_LOCALNRANKS`: a
     /// Hydra; `PMI_JOBID` without it: Slurm's), for what it does not keep whole.
     hydra: bool,
     slurm: bool,
+}
+
+/// A PMI 1.2 barrier begun, as its thread awaits it without the lock.
+struct Wait {
+    /// Which it is, for [`Backend::barrier_ended`] (two barriers may have one tag).
+    id: i32,
+    /// The tag its `barrier_out` names.
+    tag: i32,
+    /// Its request line's digest: the barrier the server counts it in (its group and
+    /// tag; `barrier_in` with no group is another barrier than `WORLD:0`).
+    name: u64,
+    /// Whether its end came, and said success (kept by whichever thread read it).
+    end: Option<bool>,
+    /// What its thread polls beside the socket: woken when another thread read its
+    /// end, or left lines in the connection's buffer.
+    waker: Waker,
+    /// Whether the waker is signalled (so that a thread that reads its own end, as
+    /// where it waits alone, costs no system call for it).
+    woken: bool,
+}
+
+impl Wait {
+    fn wake(&mut self) {
+        if !self.woken {
+            self.waker.wake();
+            self.woken = true;
+        }
+    }
 }
 
 /// Send `request` (one whole line) and read one reply line, which must be
@@ -104,7 +136,9 @@ impl Pmi1Wire {
             maxes: DEFAULT_MAXES,
             request_max,
             minor: 1,
-            ended: Vec::new(),
+            waits: Vec::new(),
+            spare_wakers: Vec::new(),
+            next_wait: 0,
             hydra: false,
             slurm: false,
         };
@@ -187,8 +221,9 @@ impl Pmi1Wire {
 
     /// Send the request built, and read its reply, which must be `cmd=<expected>` (as
     /// [`call_line`]). From a PMI 1.2 server, a `barrier_out` that comes first ends a
-    /// barrier another thread waits for without the lock: its tag is kept, and that
-    /// thread woken ([`Conn::wake`]).
+    /// barrier another thread waits for without the lock: its end is kept, and that
+    /// thread woken ([`Pmi1Wire::keep_end`]); lines read past the reply wake every
+    /// waiter, to sort them out.
     fn call(&mut self, expected: &[u8]) -> PmiResult<Reply<'_>> {
         if !self.threaded() {
             return call_line(&mut self.conn, &self.request, expected);
@@ -198,14 +233,64 @@ impl Pmi1Wire {
             let range = self.conn.recv(expected, &pmi1::LINES)?;
             let reply = Reply::new(self.conn.message(range.clone()));
             if reply.cmd() == Some(b"barrier_out") && expected != b"barrier_out" {
-                let tag = barrier_tag(&reply);
-                self.ended.push(tag);
-                self.conn.wake();
+                self.keep_end(range, None)?;
                 continue;
             }
             break range;
         };
+        // (No waiter's poll of the socket sees what is in the buffer.)
+        if self.conn.holds_message(&pmi1::LINES) {
+            self.waits.iter_mut().for_each(Wait::wake);
+        }
         expect_reply(&self.conn, range, expected)
+    }
+
+    /// Keep the end a `barrier_out` line (at `range`) brings, for the thread that waits
+    /// for it, and wake that thread (unless it is the one reading: `reader`): the end of
+    /// a barrier begun and not yet ended, by its tag (none: 0, a plain barrier's; of two
+    /// with one tag, the first begun). One that ends no such barrier (no tag, or a tag
+    /// that is not an integer, where no barrier of that tag waits; a second end of one
+    /// barrier) is an unexpected reply: it breaks the connection, and no later barrier
+    /// takes it for its own end.
+    fn keep_end(&mut self, range: std::ops::Range<usize>, reader: Option<i32>) -> PmiResult<()> {
+        let reply = Reply::new(self.conn.message(range));
+        let waited = barrier_tag(&reply).and_then(|tag| {
+            self.waits
+                .iter_mut()
+                .find(|w| w.tag == tag && w.end.is_none())
+        });
+        let Some(wait) = waited else {
+            return Err(self.conn.fail(format_args!(
+                "protocol error: \"{}\" ends no barrier this process began",
+                reply.line().escape_ascii()
+            )));
+        };
+        let succeeded = reply.rc() == Some(0);
+        if !succeeded {
+            server_error("barrier", reply);
+        }
+        wait.end = Some(succeeded);
+        if reader != Some(wait.id) {
+            wait.wake();
+        }
+        Ok(())
+    }
+
+    /// Read every line the socket holds now, each a barrier's end to keep
+    /// ([`Pmi1Wire::keep_end`]) for its thread, `reader` the barrier of the thread that
+    /// reads: nothing else may come while no reply is awaited.
+    fn read_ends(&mut self, reader: i32) -> PmiResult<()> {
+        while let Some(range) = self.conn.recv_now(&pmi1::LINES)? {
+            let line = self.conn.message(range.clone());
+            if Reply::new(line).cmd() != Some(b"barrier_out") {
+                return Err(self.conn.fail(format_args!(
+                    "protocol error: expected cmd=barrier_out, got \"{}\"",
+                    line.escape_ascii()
+                )));
+            }
+            self.keep_end(range, Some(reader))?;
+        }
+        Ok(())
     }
 
     /// The request just built, if its line fits what the server takes; else `err`, traced,
@@ -326,6 +411,7 @@ impl Backend for Pmi1Wire {
                 )),
             };
         }
+        let group_given = group.is_some();
         let tag = match group {
             None => {
                 pmi1::encode(&mut self.request, "barrier_in", &[]);
@@ -337,50 +423,93 @@ impl Backend for Pmi1Wire {
                 tag
             }
         };
-        let waker = self.conn.waker()?;
-        self.conn.send(&self.request)?;
-        Ok(BarrierStep::Pending {
+        // Another barrier with this tag (another group, or the same with its tag hashed
+        // alike) would end with the same line as this one, and whichever came first would
+        // end the barrier begun first.
+        let name = crate::hash::digest(&self.request);
+        if self.waits.iter().any(|w| w.tag == tag && w.name != name) {
+            trace::line(format_args!(
+                "{}: another group's barrier with tag {tag} is under way in this process; \
+                 their ends could not be told apart (a barrier of another group needs \
+                 another tag)",
+                if group_given {
+                    "PMI_Barrier_group"
+                } else {
+                    "PMI_Barrier"
+                }
+            ));
+            return Err(if group_given {
+                PmiError::InvalidArg
+            } else {
+                PmiError::Fail
+            });
+        }
+        let waker = match self.spare_wakers.pop() {
+            Some(waker) => waker,
+            None => Waker::new()?,
+        };
+        let fds = [self.conn.raw_fd(), waker.raw_fd()];
+        if let Err(e) = self.conn.send(&self.request) {
+            self.spare_wakers.push(waker);
+            return Err(e);
+        }
+        let id = self.next_wait;
+        self.next_wait = id.wrapping_add(1);
+        self.waits.push(Wait {
+            id,
             tag,
-            fds: [self.conn.raw_fd(), waker],
+            name,
+            end: None,
+            waker,
+            woken: false,
+        });
+        Ok(BarrierStep::Pending {
+            id,
+            fds,
             limit: self.conn.timeout(),
         })
     }
 
-    /// Whether `barrier_out tag=<tag>` came: kept from another thread's reading, or read
-    /// now from what the socket holds. Nothing but `barrier_out`s may come while no other
-    /// reply is awaited.
-    fn barrier_ended(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
-        self.conn.clear_wake();
-        loop {
-            if let Some(at) = self.ended.iter().position(|&t| t == tag) {
-                self.ended.swap_remove(at);
-                return Ok(true);
-            }
-            let Some(range) = self.conn.recv_now(&pmi1::LINES)? else {
-                break;
-            };
-            let line = self.conn.message(range);
-            let reply = Reply::new(line);
-            if reply.cmd() != Some(b"barrier_out") {
-                return Err(self.conn.fail(format_args!(
-                    "protocol error: expected cmd=barrier_out, got \"{}\"",
-                    line.escape_ascii()
-                )));
-            }
-            if reply.rc() != Some(0) {
-                return Err(server_error("barrier", reply));
-            }
-            let got = barrier_tag(&reply);
-            self.ended.push(got);
+    /// Whether the barrier `id` has ended: its end kept by another thread, or read now.
+    /// Everything the socket holds is read, to its last line, and every end in it kept
+    /// for its thread (woken): what stays in the buffer no waiter's poll would see.
+    /// Nothing but `barrier_out`s may come while no other reply is awaited.
+    fn barrier_ended(&mut self, id: i32, late: bool) -> PmiResult<bool> {
+        let Some(at) = self.waits.iter().position(|w| w.id == id) else {
+            return Err(PmiError::Fail);
+        };
+        // (A line that breaks the connection does not undo an end read before it.)
+        let read = if self.waits[at].end.is_none() {
+            self.read_ends(id)
+        } else {
+            Ok(())
+        };
+        // No wake-up is owed this thread now: it looks at its own end, and, unless that
+        // came already, what came is sorted out (the socket read to its end).
+        let wait = &mut self.waits[at];
+        if wait.woken {
+            wait.waker.clear();
+            wait.woken = false;
         }
-        if late {
-            let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
-            return Err(self.conn.fail(format_args!(
-                "no reply (cmd=barrier_out) from the process manager in {seconds} s \
-                 (PMI_TIMEOUT)"
-            )));
+        // (Only this thread removes its own: `at` still points at it.)
+        let end = self.waits[at].end;
+        if end.is_none() && read.is_ok() && !late {
+            return Ok(false);
         }
-        Ok(false)
+        let wait = self.waits.remove(at);
+        self.spare_wakers.push(wait.waker);
+        match (end, read) {
+            (Some(true), _) => Ok(true),
+            (Some(false), _) => Err(PmiError::Fail),
+            (None, Err(e)) => Err(e),
+            (None, Ok(())) => {
+                let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
+                Err(self.conn.fail(format_args!(
+                    "no reply (cmd=barrier_out) from the process manager in {seconds} s \
+                     (PMI_TIMEOUT)"
+                )))
+            }
+        }
     }
 
     fn group_barriers(&self) -> bool {
@@ -535,12 +664,13 @@ pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
     }
 }
 
-/// The tag a `barrier_out` names (0 when it names none, as for a plain barrier).
-fn barrier_tag(reply: &Reply<'_>) -> i32 {
-    reply
-        .int(b"tag")
-        .and_then(|t| i32::try_from(t).ok())
-        .unwrap_or(0)
+/// The tag a `barrier_out` names (0 when it names none, as for a plain barrier); None
+/// when it is not an `int`.
+fn barrier_tag(reply: &Reply<'_>) -> Option<i32> {
+    match reply.field(b"tag") {
+        None => Some(0),
+        Some(_) => reply.int(b"tag").and_then(|t| i32::try_from(t).ok()),
+    }
 }
 
 /// Name service replies differ: Hydra sends `rc=0|1` with `info=ok`, Slurm sends
