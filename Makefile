@@ -35,9 +35,10 @@ RUST_A2  := $(TARGET_DIR)/release/libpmi2.a
 PROBE    := $(TARGET_DIR)/release/pmi-probe
 BIN      := $(BUILD)/bin
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
-            fork stalefd sigsafe memory stopped_server dead_processes groups
+            fork stalefd sigsafe memory stopped_server dead_processes groups values
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
-TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads pmi2_abort
+TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads pmi2_abort \
+            pmi2_values
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)
 RUST_SRC := $(shell find core/src libpmi/src libpmi2/src probe/src -name '*.rs') Cargo.toml Cargo.lock \
             core/Cargo.toml core/build.rs core/src/sibling.c libpmi/Cargo.toml libpmi2/Cargo.toml probe/Cargo.toml \
@@ -110,6 +111,10 @@ $(1)/pmi2_threads: c-tests/threads.c c-tests/check.h $(3)
 	mkdir -p $(1)
 	$$(call $(2),pmi2) -DTHREADS_PMI2
 
+$(1)/pmi2_values: c-tests/values.c c-tests/check.h $(3)
+	mkdir -p $(1)
+	$$(call $(2),pmi2) -DVALUES_PMI2
+
 $(1)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h $(3)
 	mkdir -p $(1)
 	$$(call $(2),pmi2)
@@ -168,14 +173,16 @@ check: deps test-rust lint check-symbols check-header check-docs abi-check test-
 test-rust:
 	$(CARGO) test --release --workspace --target-dir $(TARGET_DIR)/tests
 
-# Also: the fronts use the core's public surface only (never its test kit), and the
-# crates outside the workspace that reach the core through the kit (the fuzz targets, the
-# benchmarks of its pure parts) still build.
+# Also: the fronts use the core's public surface only (never its test kit), every place
+# that names the release's version names Cargo.toml's, and the crates outside the
+# workspace that reach the core through the kit (the fuzz targets, the benchmarks of its
+# pure parts) still build.
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets --target-dir $(TARGET_DIR)/tests -- -D warnings
 	! grep -rn 'testkit\|test-kit' libpmi/src libpmi2/src probe/src libpmi/Cargo.toml \
 	  libpmi2/Cargo.toml probe/Cargo.toml
+	scripts/check-versions.sh
 	cd fuzz && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/fuzz
 	cd bench && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/bench-check
 

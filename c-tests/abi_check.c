@@ -74,6 +74,7 @@ const PMI_keyval_t p_example = {"key", value_buffer};
    version 1.2; a header without them (RFC 13's, Slurm's) does not. */
 #ifdef PMI_GROUP_WORLD
 STATIC_CHECK(version_is_1_2, PMI_VERSION == 1 && PMI_SUBVERSION == 2);
-STATIC_CHECK(groups_are_distinct, PMI_GROUP_WORLD != PMI_GROUP_SELF && PMI_GROUP_SELF != PMI_GROUP_NODE);
+/* The groups are pointer constants (not integer constant expressions), passed as a group. */
+const int *const p_groups[3] = {PMI_GROUP_WORLD, PMI_GROUP_SELF, PMI_GROUP_NODE};
 int (*const p_barrier_group)(const int *, int, const char *) = PMI_Barrier_group;
 #endif

@@ -44,12 +44,17 @@ for nodes in "${layouts[@]}"; do
         want=wire${api:+2}
         check_backend_is pmix && want=pmix
         run_expected "probe${api:+-pmi2}-n$n4$s" "probe${api:+-pmi2}" 0 --count $n4 '"verdict":"ok"' \
-            --count $n4 "\"size\":$n4," --count $n4 "\"backend\":\"$want\"" -- \
+            --count $n4 "\"size\":$n4," --count $n4 "\"backend\":\"$want\"" \
+            --count $n4 '"timeout_s":60,"timeout_from":"default"' -- \
             "${L[@]}" "$b/pmi-probe" --json $api
     done
     [ "$nodes" != uneven ] || continue
     launcher "$K" 2 "$nodes"
     run_expected "validation-n2$s" validation 0 -- "${L[@]}" "$b/validation"
+    # One truth per key: own and peer's reads of the same values agree; a value this
+    # server would alter is refused (or, where not known, a declared deviation).
+    run_expected "values-n2$s" values 0 -- "${L[@]}" "$b/values"
+    run_expected "pmi2-values-n2$s" pmi2-values 0 -- "${L[@]}" "$b/pmi2_values"
     run_expected "names-n2$s" names 0 -- "${L[@]}" "$b/names"
     run_expected "threads-n2$s" threads 0 -- "${L[@]}" "$b/threads"
     # Abort: the job's exit status is the code passed (where the launcher passes it on),
@@ -203,6 +208,25 @@ run stale-fd-port-n2 0 --expect log "PMI_FD=97 is not open" -- \
 [ "${HARNESS_STATIC:-0}" = 1 ] || [ -n "${SANITIZED:-}" ] ||
     run stale-fd-port-probe-n2 0 --count 2 '"server":"PMI_PORT ' --count 2 '"verdict":"ok"' -- \
         env PMI_FD=97 "${H[@]}" -pmi-port -n 2 "$b/pmi-probe" --json
+# pmi-probe's runs that flux pmi offers too: rounds, barriers, chosen peers, a key the
+# server set; and its trace switch. (Not in the every-launcher section: the compatibility
+# table counts those cases.)
+if [ "${HARNESS_STATIC:-0}" != 1 ] && [ -z "${SANITIZED:-}" ]; then
+    for api in "" --pmi2; do
+        run "rounds-probe${api:+-pmi2}-n4" 0 --count 4 '"verdict":"ok"' \
+            --count 4 '"rounds":{"count":3,"got":12,"expected":12,' --count 4 '"barriers":{"count":5,' \
+            --count 4 '"keys":{"PMI_process_mapping":"(vector,(0,1,4))","no-such-key":null}' -- \
+            "${H[@]}" -n 4 "$b/pmi-probe" --json $api --rounds 3 --barriers 5 --peers all \
+            --get PMI_process_mapping --get no-such-key
+    done
+    run peers-probe-n4 0 --count 4 '"verdict":"ok"' --count 4 '"got":2,"expected":2}' -- \
+        "${H[@]}" -n 4 "$b/pmi-probe" --json --peers 0,3
+    run peers-outside-probe-n4 0 --count 4 '"verdict":"ok"' --count 4 '"got":4,"expected":4}' \
+        --count 1 "pmi-probe: --peers names rank 9, outside this job of 4: left out" -- \
+        "${H[@]}" -n 4 "$b/pmi-probe" --json --peers 0-9
+    run verbose-probe-n2 0 --count 2 "ok: rank " --expect log "libpmi[1] " \
+        --expect log "C: cmd=init pmi_version=1 pmi_subversion=1" -- "${H[@]}" -n 2 "$b/pmi-probe" --verbose
+fi
 # ...and its number taken since by another file (here the ranks' standard input).
 run stale-fd-reused-port-n2 0 --expect log "PMI_FD=0 is not a socket (an outer job's" -- \
     env PMI_FD=0 "${H[@]}" -pmi-port -n 2 "$b/exchange"
@@ -342,6 +366,111 @@ run env-rank-out-of-range 2 --expect log "PMI_RANK=3 is not below PMI_SIZE=2" --
     env PMI_FD=0 PMI_RANK=3 PMI_SIZE=2 "$b/exchange" -q
 run env-port-refused 2 --expect log "cannot connect to PMI_PORT 127.0.0.1:1" -- \
     env PMI_PORT=127.0.0.1:1 PMI_ID=0 "$b/exchange" -q
+# A variable missing beside the one that set the mode is named with it; a port number
+# outside TCP's range says so; an IPv6 host is shown in brackets; PMI_TIMEOUT is whole
+# seconds.
+run env-fd-alone 2 --expect log "PMI_Init: PMI_FD is set but PMI_SIZE is not" -- env PMI_FD=99 "$b/exchange" -q
+run env-port-without-id 2 --expect log "PMI_Init: PMI_PORT is set but PMI_ID is not" -- \
+    env PMI_PORT=127.0.0.1:1 "$b/exchange" -q
+run env-port-out-of-range 2 \
+    --expect log 'PMI_PORT="127.0.0.1:99999" names port 99999, outside the TCP ports 1 to 65535' -- \
+    env PMI_PORT=127.0.0.1:99999 PMI_ID=0 "$b/exchange" -q
+run env-port-ipv6-refused 2 --expect log "cannot connect to PMI_PORT [::1]:1: " -- \
+    env PMI_PORT='[::1]:1' PMI_ID=0 "$b/exchange" -q
+run env-timeout-fraction 2 \
+    --expect log 'PMI_Init: PMI_TIMEOUT="0.5" is not a whole number of seconds (such as 30; 0: no limit)' -- \
+    env PMI_TIMEOUT=0.5 "$b/exchange" -q
+
+# pmi-probe where a newcomer met it: each kind of failure has its own advice, and only a
+# server that answered, but not as the API expects, is told to try the other API.
+# (A real environment each: a closed fd, a refused port, a server that closes, one that
+# never answers, one that answers wrong; the kinds' rules are probe/src/advice.rs's.)
+if [ "${HARNESS_STATIC:-0}" != 1 ] && [ -z "${SANITIZED:-}" ]; then
+    probe=$b/pmi-probe
+    # The environment is not one a launcher gives.
+    run advice-environment-fd-alone 1 --expect log "error: PMI_Init: PMI_FD is set but PMI_SIZE is not" \
+        --expect log "next: the environment is not one a launcher gives" --absent log "--pmi2" -- \
+        env PMI_FD=99 "$probe"
+    run advice-environment-fd-closed 1 --count 1 '"fault":"environment"' \
+        --expect log "PMI_FD=99 is not an open file descriptor" --absent log "--pmi2" -- \
+        env PMI_FD=99 PMI_RANK=0 PMI_SIZE=1 "$probe" --json
+    run advice-environment-fd-not-a-socket 1 --count 1 '"fault":"environment"' \
+        --expect log "PMI_FD=0 is not a socket" --absent log "--pmi2" -- \
+        env PMI_FD=0 PMI_RANK=0 PMI_SIZE=1 "$probe" --json </dev/null
+    run advice-environment-fd-malformed 1 --count 1 '"fault":"environment"' \
+        --expect log 'PMI_FD=\"x\" is not a non-negative integer' --absent log "--pmi2" -- \
+        env PMI_FD=x PMI_RANK=0 PMI_SIZE=1 "$probe" --json
+    run advice-environment-port-range 1 --count 1 '"fault":"environment"' \
+        --expect log "names port 99999, outside the TCP ports 1 to 65535" -- \
+        env PMI_PORT=127.0.0.1:99999 PMI_ID=0 "$probe" --json
+    run advice-environment-timeout-fraction 1 --count 1 '"fault":"environment"' \
+        --count 1 '"timeout_s":null,"timeout_from":"PMI_TIMEOUT"' \
+        --expect log 'PMI_TIMEOUT=\"0.5\" is not a whole number of seconds' -- \
+        env PMI_TIMEOUT=0.5 "$probe" --json
+    # A launcher's variables without a server: its own fix first (scripts/refusals.sh
+    # shows the line under a real srun).
+    run advice-unserved-srun-env 1 --count 1 '"fault":"unserved"' \
+        --count 1 '"next":"under Slurm, give the job a PMI server: srun --mpi=pmi2' -- \
+        env SLURM_STEP_ID=0 SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=1 "$probe" --json
+    # A key the library refuses (longer than the maximum) says nothing of the server.
+    long_key=$(printf 'k%.0s' $(seq 70))
+    run getkey-refused-probe 0 --expect log "singleton: rank 0 of 1" \
+        --expect log "; get $long_key: refused by the library (InvalidKeyLength)" -- "$probe" --get "$long_key"
+    # Nothing answers at PMI_PORT: refused (IPv4, IPv6), a name that does not resolve.
+    run advice-no-server-refused 1 --count 1 '"fault":"no-server"' \
+        --count 1 '"next":"nothing answers at PMI_PORT 127.0.0.1:1: ' --absent log "--pmi2" -- \
+        env PMI_PORT=127.0.0.1:1 PMI_ID=0 "$probe" --json
+    run advice-no-server-ipv6 1 --expect log "fail on " --expect log "(PMI_PORT [::1]:1)" \
+        --expect log "error: PMI_Init: cannot connect to PMI_PORT [::1]:1: " \
+        --expect log "next: nothing answers at PMI_PORT [::1]:1: " -- \
+        env PMI_PORT='[::1]:1' PMI_ID=0 "$probe"
+    run advice-no-server-unresolvable 1 --count 1 '"fault":"no-server"' \
+        --expect log "cannot connect to PMI_PORT no-such-host.invalid:7000: " -- \
+        env PMI_PORT=no-such-host.invalid:7000 PMI_ID=0 "$probe" --json
+    run advice-pmix-library 1 --count 1 '"fault":"pmix-library"' \
+        --count 1 '"next":"a PMIx server is named, but no PMIx client library could be loaded' -- \
+        env PMIX_NAMESPACE=prterun-x@1 PMIX_RANK=1 PMI_PMIX_LIBRARY=/nonexistent/libpmix.so.2 "$probe" --json
+    # A server that closes the connection, one that answers PMI-1's init to everything
+    # (a PMI-1 client meets the wrong handshake, a PMI-2 client a server without PMI-2),
+    # one that never answers: the limit ends the wait (each run bounded: a hang fails).
+    if fake_server close; then
+        run advice-closed 1 --count 1 '"fault":"closed"' \
+            --count 1 '"next":"the process manager closed the connection' --absent log "--pmi2" -- \
+            env PMI_PORT=127.0.0.1:$FAKE_PORT PMI_ID=0 timeout 20 "$probe" --json
+        fake_server_stop
+    else
+        fail advice-closed "no fake server"
+    fi
+    if fake_server wrong; then
+        run advice-protocol 1 --count 1 '"fault":"protocol"' --expect log "in the PMI_PORT handshake" \
+            --count 1 '"next":"the process manager answered, but not as the PMI-1 API expects: try pmi-probe --pmi2' -- \
+            env PMI_PORT=127.0.0.1:$FAKE_PORT PMI_ID=0 timeout 20 "$probe" --json
+        run advice-protocol-pmi2 1 --expect log "error: PMI2_Init: the server does not speak PMI-2" \
+            --expect log "next: the process manager answered, but not as the PMI-2 API expects: try pmi-probe without --pmi2" -- \
+            env PMI_PORT=127.0.0.1:$FAKE_PORT PMI_ID=0 timeout 20 "$probe" --pmi2
+        fake_server_stop
+    else
+        fail advice-protocol "no fake server"
+    fi
+    if fake_server silent; then
+        run advice-timeout-option 1 --count 1 '"fault":"timeout"' \
+            --count 1 '"timeout_s":2,"timeout_from":"--timeout"' \
+            --expect log "no reply (cmd=initack) from the process manager in 2 s (PMI_TIMEOUT)" \
+            --count 1 '"next":"no answer within the limit of 2 s (--timeout): ' -- \
+            env PMI_PORT=127.0.0.1:$FAKE_PORT PMI_ID=0 PMI_TIMEOUT=600 timeout 20 "$probe" --json --timeout 2
+        run advice-timeout-pmi-timeout 1 --expect log "; limit 1 s (PMI_TIMEOUT)" \
+            --expect log "next: no answer within the limit of 1 s (PMI_TIMEOUT): " -- \
+            env PMI_PORT=127.0.0.1:$FAKE_PORT PMI_ID=0 PMI_TIMEOUT=1 timeout 20 "$probe" --pmi2
+        # Without PMI_TIMEOUT: the probe's own limit (a minute), not a wait for ever.
+        run advice-timeout-default 1 --count 1 '"fault":"timeout"' \
+            --count 1 '"timeout_s":60,"timeout_from":"default"' \
+            --expect log "no reply (cmd=initack) from the process manager in 60 s (PMI_TIMEOUT)" -- \
+            env PMI_PORT=127.0.0.1:$FAKE_PORT PMI_ID=0 timeout 90 "$probe" --json
+        fake_server_stop
+    else
+        fail advice-timeout "no fake server"
+    fi
+fi
 
 # The option helpers, local; valgrind shows a parse/free cycle leaks nothing (skipped in
 # the sanitizer build, which checks leaks itself).

@@ -362,7 +362,8 @@ int PMI_KVS_Get(const char *kvsname, const char *key, char *value, int length);
  * after it.
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INIT` if not initialized; `PMI_FAIL` if the server
- * fails.
+ * fails, or if another thread waits in a group barrier without a tag
+ * (`PMI_Barrier_group`: their ends could not be told apart; nothing is sent).
  */
 int PMI_Barrier(void);
 
@@ -373,17 +374,22 @@ int PMI_Barrier(void);
  * this node), `PMI_GROUP_SELF` (this process alone: a no-op), or an array of `count`
  * ranks of the job (any order, this process among them; `count` is ignored for the
  * three constants). Barriers of one group that `stringtag`s (NULL allowed) tell apart
- * may run at once, in different threads; every member must pass the same tag. With a
+ * may run at once, in different threads; every member must pass the same tag. From a
+ * PMI 1.2 server, barriers of two groups with one tag may not (NULL's tag is 0, as
+ * `PMI_Barrier`'s): their ends could not be told apart. With a
  * server that speaks PMI 1.2 (MPICH 5's Hydra: `cmd=barrier_in group=<ranks>:<tag>`) or
  * under PMIx (`PMIx_Fence` over the group's processes); for a singleton every group is
  * this process alone. Another thread's calls are not held while it waits.
  *
  * Returns `PMI_SUCCESS`; `PMI_ERR_INIT` if not initialized; `PMI_ERR_INVALID_ARG` if
  * the array is NULL (not one of the constants), names a rank outside the job or twice,
- * or does not name this process; `PMI_ERR_INVALID_SIZE` if `count` < 1 or larger than
- * the job; `PMI_FAIL` if the server has no group barriers (PMI 1.1: Hydra 4, Slurm's
- * PMI-1 wire; so `PMI_Barrier_group(PMI_GROUP_SELF, 0, NULL)` says
- * whether they work, as with MPICH's client) or fails.
+ * or does not name this process, or if (from a PMI 1.2 server) this process waits in a
+ * barrier of another group with the same tag (nothing is sent); `PMI_ERR_INVALID_SIZE`
+ * if `count` < 1 or larger than the job, or the ranks would make a request line longer
+ * than the server reads (64 KiB: some 11 000 ranks of five digits; nothing is sent);
+ * `PMI_FAIL` if the server has no group barriers (PMI 1.1: Hydra 4, Slurm's PMI-1 wire;
+ * so `PMI_Barrier_group(PMI_GROUP_SELF, 0, NULL)` says whether they work, as with
+ * MPICH's client) or fails.
  *
  * # Safety
  * `group` is one of the three constants or points to `count` readable ints;

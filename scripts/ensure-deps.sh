@@ -4,6 +4,7 @@
 # libpmi.so.0), Slurm and munge, libpmix2 (Slurm's --mpi=pmix), and the pinned cbindgen. Says exactly what to install when it cannot do it itself.
 # Usage: scripts/ensure-deps.sh [hydra] [slurm-header] [slurm-header2] [cbindgen] [pkg-config] [valgrind] [mandoc]
 #                                [man] [cxx] [slurm] [pmix] [pmix-dev] [unzip] [pip] [iproute] [deb]
+#                                [rpm] [venv] [lmod]
 set -eu
 CBINDGEN_VERSION=${CBINDGEN_VERSION:-0.29.0}
 want=("$@")
@@ -33,6 +34,15 @@ for w in "${want[@]}"; do
         deb) for p in dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian fakeroot:fakeroot; do
                  command -v "${p%%:*}" >/dev/null || packages+=("${p#*:}")
              done ;;
+        # rpmbuild, rpmlint, find-debuginfo (the -debuginfo packages), rpm2cpio and cpio.
+        rpm) for p in rpmbuild:rpm rpmlint:rpmlint find-debuginfo:debugedit eu-strip:elfutils rpm2cpio:rpm2cpio \
+                       cpio:cpio; do
+                 command -v "${p%%:*}" >/dev/null || packages+=("${p#*:}")
+             done ;;
+        # Debian's python3 with venv and pip (the Spack and EasyBuild checks' own venv).
+        venv) /usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || packages+=(python3-venv) ;;
+        # Lmod, the module tool EasyBuild's default configuration expects.
+        lmod) [ -f /usr/share/lmod/lmod/init/bash ] || packages+=(lmod) ;;
         *) echo "ensure-deps: unknown dependency '$w'" >&2; exit 2 ;;
     esac
 done

@@ -422,3 +422,47 @@ layout_suffix() { # KIND LAYOUT
         uneven) echo -3hosts-321 ;;
     esac
 }
+
+# --- a misbehaving PMI_PORT server --------------------------------------------------------
+# fake_server MODE: a TCP server on a free port of 127.0.0.1 (the kernel picks it), for the
+# faults no launcher stages on purpose:
+#   silent  accepts each connection and never answers
+#   close   reads the first line, then closes the connection
+#   wrong   answers every line with a PMI-1 reply to init, whatever was asked (a server
+#           that speaks PMI-1 only, or something else than what the client expects)
+# Sets FAKE_PORT, and FAKE_PID (a python3 process); fake_server_stop ends it.
+fake_server_py='
+import socket, sys, threading
+mode = sys.argv[1]
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(64)
+print(server.getsockname()[1], flush=True)
+held = []
+def serve(conn):
+    for line in conn.makefile("rb"):
+        if mode == "close":
+            conn.shutdown(socket.SHUT_RDWR)
+            return
+        conn.sendall(b"cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n")
+while True:
+    conn = server.accept()[0]
+    held.append(conn)
+    if mode != "silent":
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+'
+fake_server() { # MODE
+    local ports=$logdir/fake-server-$1.port i
+    rm -f "$ports"
+    python3 -c "$fake_server_py" "$1" >"$ports" 2>"$logdir/fake-server-$1.log" &
+    FAKE_PID=$! FAKE_PORT=
+    for ((i = 0; i < 100; i++)); do
+        FAKE_PORT=$(head -n 1 "$ports" 2>/dev/null)
+        [ -n "$FAKE_PORT" ] && return 0
+        kill -0 "$FAKE_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "harness: the $1 server did not start (python3?)" >&2
+    return 1
+}
+fake_server_stop() { kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null; return 0; }

@@ -105,6 +105,7 @@ launcher_expect() {
             LAUNCHER_DEV[pmi2-exchange]="pmi2-unsupported|nonzero|exited abnormally"
             UNSUPPORTED="pmi2-validation pmi2-validation-2nodes pmi2-validation-2hosts pmi2-abort"
             UNSUPPORTED+=" pmi2-validation-2hosts-cyclic pmi2-names pmi2-ring pmi2-spawn pmi2-threads"
+            UNSUPPORTED+=" pmi2-values"
             UNSUPPORTED+=" probe-pmi2"
             ;;
         srun)
@@ -177,6 +178,13 @@ launcher_expect() {
                 # the C tests' spawns across hosts are run.
                 CONFORMANCE_ENV=(env CONFORMANCE_SKIP=spawn)
             fi
+            # Across hosts, PMIx fences over part of the job failed under both (make
+            # compat, every layout): Slurm 22.05's pmix plugin never ended one (its
+            # stepds log "No process controlled by this slurmstepd is involved in this
+            # collective"; the case hit its 120 s limit), and under prterun the keys a
+            # group's members on the other host put were not found after the fence
+            # (PMI_ERR_INVALID_KEY; not yet understood). Not run there (docs/COMPAT.md).
+            [ "$1" = "${1%-vc}" ] || UNSUPPORTED+=" groups"
             ;;
         flux)
             # Flux 0.88's job shell (its pmi-simple plugin, flux run -o pmi=simple): the

@@ -33,9 +33,11 @@ BEGIN {
     title["flux-vc3"] = "Flux, a broker a host, across 3 hosts (3+2+1)"
     short["flux"] = "Flux (2 brokers on one host)"; short["flux-vc"] = "Flux across hosts"
     if (flux) nrow = split("flux flux-vc flux-vc3", rows, " ")
-    ncol = split("exchange info barrier validation clique groups names threads abort spawn trace pmi2 probe dropin static mpi impi-mpi conformance conformance2", cols, " ")
+    ncol = split("exchange info barrier validation values clique groups names threads abort spawn trace pmi2 probe dropin static mpi impi-mpi conformance conformance2", cols, " ")
     head["exchange"] = "exchange"; head["info"] = "info"; head["barrier"] = "barrier"
     head["validation"] = "validation"; head["clique"] = "clique"; head["names"] = "names"
+    # Own and peer's reads of the same values agree (c-tests/values.c).
+    head["values"] = "one truth per key"
     head["threads"] = "threads"; head["abort"] = "abort"; head["spawn"] = "spawn"
     # PMI 1.2's group barriers; the cell says how (the case names carry it): "threaded"
     # (a PMI 1.2 wire server, awaited without the lock), "serialized" (PMIx fences),

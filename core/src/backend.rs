@@ -37,10 +37,10 @@ pub enum BarrierStep {
     Done,
     /// Its end is to be awaited, without the library's lock (PMI 1.2: other threads may
     /// use the connection meanwhile): one of `fds` becomes readable when something came,
-    /// and [`Backend::barrier_ended`] says whether it was this barrier's end. A wait
-    /// longer than `limit` (`PMI_TIMEOUT`) fails it.
+    /// and [`Backend::barrier_ended`] says whether it was this barrier's end (`id`: which
+    /// of the barriers begun it is). A wait longer than `limit` (`PMI_TIMEOUT`) fails it.
     Pending {
-        tag: i32,
+        id: i32,
         fds: [RawFd; 2],
         limit: Option<Duration>,
     },
@@ -77,11 +77,23 @@ pub trait Backend: Send {
             Some(_) => Err(unsupported(self.name(), "PMI_Barrier_group")),
         }
     }
-    /// Whether the barrier `tag` that [`Backend::barrier_begin`] left pending has ended,
+    /// Whether the barrier `id` that [`Backend::barrier_begin`] left pending has ended,
     /// from what the server sent meanwhile (read without waiting). With `late` (its wait
     /// passed its limit) a barrier that has not ended fails, and the connection with it.
-    fn barrier_ended(&mut self, _tag: i32, _late: bool) -> PmiResult<bool> {
+    fn barrier_ended(&mut self, _id: i32, _late: bool) -> PmiResult<bool> {
         Ok(true)
+    }
+    /// Why the server would keep `value` otherwise than it was put, when it is known to:
+    /// the value is then refused (`PMI_ERR_INVALID_VAL`) with nothing sent, so that no
+    /// process reads a value other than the one put.
+    fn alters(&self, _value: &[u8]) -> Option<&'static str> {
+        None
+    }
+    /// Whether the server keeps every value whole, as it was put, so that a get of this
+    /// process's own key may be answered from what it put (PMIx); on the wires a server
+    /// may keep a value otherwise (Hydra 4 up to its first space), and a get asks it.
+    fn keeps_values_whole(&self) -> bool {
+        false
     }
     /// Whether the server can do PMI 1.2's group barriers.
     fn group_barriers(&self) -> bool {

@@ -4,7 +4,7 @@
 //! appnum, successful gets of keys that processes put) are cached.
 
 use crate::api::Maxes;
-use crate::api::{Api, MappingSource, PORT_MAX};
+use crate::api::{Api, MappingSource, Op, PORT_MAX};
 use crate::backend::{Backend, BarrierStep, Group, Identity, SpawnCommand, Spawned};
 use crate::conn::Conn;
 use crate::error::{PmiError, PmiResult};
@@ -52,9 +52,14 @@ pub struct Client {
     gets: Store,
     /// The last keys read: a value is kept when its key is read again among them.
     recent: Recent,
-    /// This process's puts, to refuse a second put of a key with another value and to
-    /// answer a get of one.
+    /// This process's puts, to refuse a second put of a key with another value: each
+    /// value's digest ([`store::digest`]), or, where the server keeps values whole and
+    /// this process's own keys may be answered without asking it (PMIx:
+    /// `Backend::keeps_values_whole`), the value itself.
     puts: Store,
+    /// Whether `puts` holds whole values, and a get of this process's own key is
+    /// answered from it.
+    own_values: bool,
     /// The parsed `PMI_process_mapping`, once asked for (`Some(None)`: unknown).
     layout: Option<Option<Mapping>>,
     /// The ranks on this node as the backend gives them, once asked for.
@@ -64,6 +69,7 @@ pub struct Client {
 impl Client {
     /// A client over a started backend.
     pub(crate) fn new(backend: Box<dyn Backend>, api: Api) -> Client {
+        let own_values = backend.keeps_values_whole();
         Client {
             id: backend.identity(),
             maxes: api.fixed_maxes().unwrap_or_else(|| backend.maxes()),
@@ -75,6 +81,7 @@ impl Client {
             gets: Store::default(),
             recent: Recent::default(),
             puts: Store::default(),
+            own_values,
             layout: None,
             local_ranks: None,
         }
@@ -156,8 +163,23 @@ impl Client {
         self.kvsname()?;
         self.check_key(key)?;
         self.check_value(value)?;
+        if let Some(why) = self.backend.alters(value) {
+            trace::line(format_args!(
+                "{}: \"{}\" refused: the server {why}",
+                self.api.call(Op::Put),
+                value[..value.len().min(64)].escape_ascii()
+            ));
+            return Err(PmiError::InvalidVal);
+        }
+        let digest;
+        let record = if self.own_values {
+            value
+        } else {
+            digest = store::digest(value);
+            &digest[..]
+        };
         if let Some(previous) = self.puts.get(key) {
-            return if previous == value {
+            return if previous == record {
                 Ok(())
             } else {
                 Err(PmiError::InvalidKey)
@@ -165,7 +187,7 @@ impl Client {
         }
         let name = self.kvsname.as_deref().unwrap_or_default();
         self.backend.put(name, key, value)?;
-        self.puts.insert(key, value);
+        self.puts.insert(key, record);
         Ok(())
     }
 
@@ -175,8 +197,8 @@ impl Client {
         self.backend.commit()
     }
 
-    /// Get. A key nobody put is `PMI_ERR_INVALID_KEY`; a key this process put, or one
-    /// read again soon, is answered without the backend (`get_own`).
+    /// Get. A key nobody put is `PMI_ERR_INVALID_KEY`; a key read again soon is answered
+    /// from what the server answered before (`get_own`).
     #[inline]
     pub fn get(&mut self, kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
         self.get_hinted(kvsname, key, None)
@@ -194,11 +216,14 @@ impl Client {
         self.kvsname()?;
         self.check_key(key)?;
         let h = store::hash(key);
-        // A key this process put is answered from its put record: the server holds the
-        // same value (a key is put once, and a refused put is not recorded), and an MPI
-        // rank reads its own business card back with everyone else's.
-        if let Some(at) = self.puts.find_hashed(h, key) {
-            return Ok(self.puts.value(at));
+        // On the wires a key this process put is asked of the server as every other is: a
+        // server may keep it otherwise than it was put (Hydra 4 keeps a value up to its
+        // first space), and every rank must read what its peers read. Where the server
+        // keeps values whole (PMIx), it is answered from the put record.
+        if self.own_values {
+            if let Some(at) = self.puts.find_hashed(h, key) {
+                return Ok(self.puts.value(at));
+            }
         }
         if let Some(at) = self.gets.find_hashed(h, key) {
             return Ok(self.gets.value(at));
@@ -336,14 +361,14 @@ impl Client {
     /// Wait for every process of the group, holding the caller's lock all along (see
     /// `lifecycle::barrier` for the wait without it).
     pub fn barrier(&mut self) -> PmiResult<()> {
-        let BarrierStep::Pending { tag, fds, limit } = self.barrier_begin(None, None)? else {
+        let BarrierStep::Pending { id, fds, limit } = self.barrier_begin(None, None)? else {
             return Ok(());
         };
         let start = std::time::Instant::now();
         loop {
             Conn::wait_readable(fds, limit.map(|l| l.saturating_sub(start.elapsed())));
             let late = limit.is_some_and(|l| start.elapsed() >= l);
-            if self.barrier_ended(tag, late)? {
+            if self.barrier_ended(id, late)? {
                 return Ok(());
             }
         }
@@ -389,10 +414,10 @@ impl Client {
         self.backend.barrier_begin(Some(wire_group), tag)
     }
 
-    /// Whether the barrier `tag` begun ([`Client::barrier_begin`]) has ended; with `late`,
+    /// Whether the barrier `id` begun ([`Client::barrier_begin`]) has ended; with `late`,
     /// one that has not fails.
-    pub(crate) fn barrier_ended(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
-        self.backend.barrier_ended(tag, late)
+    pub(crate) fn barrier_ended(&mut self, id: i32, late: bool) -> PmiResult<bool> {
+        self.backend.barrier_ended(id, late)
     }
 
     /// The PMI version the server speaks (major, minor), where a wire says one.

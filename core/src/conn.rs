@@ -44,9 +44,6 @@ pub struct Conn {
     broken: Cell<bool>,
     /// `PMI_TIMEOUT`: how long a reply may take, in milliseconds (None: no limit).
     timeout_ms: Option<i32>,
-    /// An eventfd, made at the first PMI 1.2 barrier a thread waits for without the lock:
-    /// a thread that reads another thread's barrier end signals it ([`Conn::wake`]).
-    waker: Option<OwnedFd>,
 }
 
 impl Conn {
@@ -81,9 +78,10 @@ impl Conn {
     pub fn connect(host: &str, port: u16, timeout: Option<u32>) -> Result<Conn, String> {
         use std::net::{TcpStream, ToSocketAddrs};
         use std::time::{Duration, Instant};
-        // (The host comes from the environment: a newline in it stays on the one line.)
-        let shown = host.escape_debug();
-        let fail = |e: &dyn fmt::Display| format!("cannot connect to PMI_PORT {shown}:{port}: {e}");
+        // (The host comes from the environment: a newline in it stays on the one line. An
+        // IPv6 host is shown in brackets, as PMI_PORT writes it.)
+        let shown = crate::launch::address(&host.escape_debug().to_string(), port);
+        let fail = |e: &dyn fmt::Display| format!("cannot connect to PMI_PORT {shown}: {e}");
         let stream = match timeout.filter(|&s| s > 0) {
             None => TcpStream::connect((host, port)).map_err(|e| fail(&e))?,
             Some(seconds) => {
@@ -123,7 +121,7 @@ impl Conn {
         };
         stream
             .set_nodelay(true)
-            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {shown}:{port}: {e}"))?;
+            .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {shown}: {e}"))?;
         let mut conn = Conn::new(OwnedFd::from(stream));
         conn.set_timeout(timeout);
         Ok(conn)
@@ -140,7 +138,6 @@ impl Conn {
             end: 0,
             broken: Cell::new(false),
             timeout_ms: None,
-            waker: None,
         }
     }
 
@@ -351,40 +348,10 @@ impl Conn {
         self.timeout_ms.map(|ms| Duration::from_millis(ms as u64))
     }
 
-    /// The waker's fd (an eventfd, made the first time): what a thread waiting without
-    /// the lock polls beside the socket.
-    pub fn waker(&mut self) -> PmiResult<RawFd> {
-        if self.waker.is_none() {
-            // SAFETY: eventfd takes no pointers; a valid fd is owned from here on.
-            let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-            if fd < 0 {
-                let err = io::Error::last_os_error();
-                return Err(trace::fatal(format_args!("cannot make an eventfd: {err}")));
-            }
-            // SAFETY: `fd` was just opened and is owned by nobody else.
-            self.waker = Some(unsafe { OwnedFd::from_raw_fd(fd) });
-        }
-        Ok(self.waker.as_ref().map_or(-1, AsRawFd::as_raw_fd))
-    }
-
-    /// Wake the threads polling the waker (a barrier's end came to another thread).
-    pub fn wake(&self) {
-        if let Some(fd) = &self.waker {
-            let one: u64 = 1;
-            // SAFETY: writes the 8 bytes of `one` to the eventfd; a full counter (never,
-            // in practice) only makes the write fail, and the poll wakes anyway.
-            unsafe { libc::write(fd.as_raw_fd(), (&raw const one).cast(), 8) };
-        }
-    }
-
-    /// Reset the waker after a wake-up has been seen.
-    pub fn clear_wake(&self) {
-        if let Some(fd) = &self.waker {
-            let mut count: u64 = 0;
-            // SAFETY: reads at most 8 bytes into `count`; the fd is non-blocking, so an
-            // unsignalled one only gives EAGAIN.
-            unsafe { libc::read(fd.as_raw_fd(), (&raw mut count).cast(), 8) };
-        }
+    /// Whether a whole message is read already and waits in the buffer (where no
+    /// `poll` of the socket sees it).
+    pub fn holds_message(&self, framing: &Framing) -> bool {
+        matches!((framing.find)(&self.buf[self.start..self.end]), Ok(Some(_)))
     }
 
     /// Wait, holding no lock of the library's, until one of `fds` has something to read
@@ -457,6 +424,44 @@ impl Conn {
     }
 }
 
+/// What a thread waiting for a PMI 1.2 barrier without the lock polls beside the
+/// socket (an eventfd): signalled when another thread read its barrier's end, or left
+/// lines in the connection's buffer for the waiters to sort out.
+pub struct Waker(OwnedFd);
+
+impl Waker {
+    pub fn new() -> PmiResult<Waker> {
+        // SAFETY: eventfd takes no pointers; a valid fd is owned from here on.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if fd < 0 {
+            let err = io::Error::last_os_error();
+            return Err(trace::fatal(format_args!("cannot make an eventfd: {err}")));
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        Ok(Waker(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    pub fn raw_fd(&self) -> RawFd {
+        self.0.as_raw_fd()
+    }
+
+    /// Wake the thread polling it.
+    pub fn wake(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes the 8 bytes of `one` to the eventfd; a full counter (never, in
+        // practice) only makes the write fail, and the poll wakes anyway.
+        unsafe { libc::write(self.raw_fd(), (&raw const one).cast(), 8) };
+    }
+
+    /// Reset it: its thread is looking (under the lock) at what came.
+    pub fn clear(&self) {
+        let mut count: u64 = 0;
+        // SAFETY: reads at most 8 bytes into `count`; the fd is non-blocking, so an
+        // unsignalled one only gives EAGAIN.
+        unsafe { libc::read(self.raw_fd(), (&raw mut count).cast(), 8) };
+    }
+}
+
 impl Drop for Conn {
     fn drop(&mut self) {
         if !self.adopted {
@@ -479,17 +484,20 @@ fn set_cloexec(fd: RawFd) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// The host as PMI_PORT writes it: a newline escaped (the message stays one line),
+    /// an IPv6 address in brackets. (Port 1 on the loopback: refused, or the address is
+    /// unusable without IPv6; either way the message shows it.)
     #[test]
-    fn a_port_host_with_a_newline_stays_on_one_line() {
-        for timeout in [None, Some(1)] {
-            let why = Conn::connect("h\nx", 1, timeout)
-                .err()
-                .expect("no such host");
-            assert!(!why.contains('\n'), "{why}");
-            assert!(
-                why.starts_with("cannot connect to PMI_PORT h\\nx:1: "),
-                "{why}"
-            );
+    fn a_port_host_is_shown_as_pmi_port_writes_it() {
+        for (host, shown) in [("h\nx", "h\\nx:1"), ("::1", "[::1]:1")] {
+            for timeout in [None, Some(1)] {
+                let why = Conn::connect(host, 1, timeout)
+                    .err()
+                    .expect("nothing there");
+                assert!(!why.contains('\n'), "{why}");
+                let start = format!("cannot connect to PMI_PORT {shown}: ");
+                assert!(why.starts_with(&start), "{why}");
+            }
         }
     }
 }

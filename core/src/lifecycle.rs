@@ -144,14 +144,14 @@ pub fn finalize() -> PmiResult<()> {
 /// wait as any reply's.
 pub fn barrier(group: Option<BarrierGroup<'_>>, tag: Option<&[u8]>) -> PmiResult<()> {
     let step = with_client(|c| c.barrier_begin(group, tag))?;
-    let BarrierStep::Pending { tag, fds, limit } = step else {
+    let BarrierStep::Pending { id, fds, limit } = step else {
         return Ok(());
     };
     let start = Instant::now();
     loop {
         Conn::wait_readable(fds, limit.map(|l| l.saturating_sub(start.elapsed())));
         let late = limit.is_some_and(|l| start.elapsed() >= l);
-        if with_client(|c| c.barrier_ended(tag, late))? {
+        if with_client(|c| c.barrier_ended(id, late))? {
             return Ok(());
         }
     }

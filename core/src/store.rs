@@ -38,6 +38,14 @@ pub fn hash(key: &[u8]) -> u64 {
     h.finish()
 }
 
+/// A value's digest, as the put record keeps it on the wires: 8 bytes whatever its
+/// length, another hash than the tables' (seeded with the value's length), so that the
+/// record refuses a second put of another value without keeping the first. Two values of
+/// one key with the same digest (a chance of about 2^-64) would be taken for one.
+pub fn digest(value: &[u8]) -> [u8; 8] {
+    crate::hash::digest(value).to_le_bytes()
+}
+
 impl Store {
     /// The value stored under `key`.
     pub fn get(&self, key: &[u8]) -> Option<&[u8]> {
@@ -280,7 +288,7 @@ mod tests {
 
     #[test]
     fn four_mib_hold_16681_business_cards() {
-        // README's figure: records of a 12-byte key and a 200-byte card, and their table,
+        // pmi(3)'s figure (Memory): records of a 12-byte key and a 200-byte card, and their table,
         // within the get cache's budget (client::GET_CACHE_BYTES).
         let mut s = Store::default();
         let card = [b'c'; 200];

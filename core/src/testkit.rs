@@ -10,7 +10,7 @@ use crate::conn::Conn;
 use crate::error::PmiResult;
 use libc::c_char;
 
-pub use crate::backend::Backend;
+pub use crate::backend::{Backend, BarrierStep};
 pub use crate::backends::pmi1::Pmi1Wire;
 pub use crate::backends::pmi2::Pmi2Wire;
 pub use crate::backends::pmix::abi::abi_layout as pmix_abi_layout;

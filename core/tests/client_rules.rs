@@ -22,6 +22,8 @@ struct Fake {
     values: Vec<(&'static [u8], &'static [u8])>,
     local: Option<Vec<i32>>,
     size: i32,
+    /// Whether it says it keeps values whole (as the PMIx backend does).
+    whole: bool,
 }
 
 impl Fake {
@@ -33,6 +35,9 @@ impl Fake {
 impl Backend for Fake {
     fn name(&self) -> &'static str {
         "fake"
+    }
+    fn keeps_values_whole(&self) -> bool {
+        self.whole
     }
     fn identity(&self) -> Identity {
         Identity {
@@ -139,6 +144,7 @@ fn client_with(
         values,
         local,
         size,
+        whole: false,
     };
     (pmi_testkit::core::client(Box::new(fake), api), calls)
 }
@@ -149,7 +155,8 @@ fn calls(log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
 
 #[test]
 fn a_key_is_put_once_and_kept_from_its_second_read() {
-    let (mut c, log) = client(Api::Pmi1, vec![(b"peer", b"v1")]);
+    // The server holds "k" as it kept it (as a server that cuts at a space would keep it).
+    let (mut c, log) = client(Api::Pmi1, vec![(b"peer", b"v1"), (b"k", b"kept")]);
     assert_eq!(c.put(b"kvs", b"k", b"v"), Ok(()));
     assert_eq!(c.put(b"kvs", b"k", b"v"), Ok(()));
     assert_eq!(c.put(b"kvs", b"k", b"w"), Err(PmiError::InvalidKey));
@@ -158,13 +165,31 @@ fn a_key_is_put_once_and_kept_from_its_second_read() {
     }
     assert_eq!(c.get(b"kvs", b"none"), Err(PmiError::InvalidKey));
     assert_eq!(c.get(b"other", b"peer"), Err(PmiError::InvalidKvs));
-    // Its own key, from what it put: never asked of the backend (PMI-2's get too).
-    assert_eq!(c.get(b"kvs", b"k"), Ok(&b"v"[..]));
-    assert_eq!(c.get_own(b"k", Some(0)), Ok(&b"v"[..]));
+    // Its own key is asked of the server, as its peers ask: it reads what they read
+    // (PMI-2's get too), and then keeps it as any key read again.
+    assert_eq!(c.get(b"kvs", b"k"), Ok(&b"kept"[..]));
+    assert_eq!(c.get_own(b"k", Some(0)), Ok(&b"kept"[..]));
     assert_eq!(
         calls(&log),
-        ["kvsname", "put k v", "get peer", "get peer", "get none"]
+        ["kvsname", "put k v", "get peer", "get peer", "get none", "get k", "get k"]
     );
+}
+
+#[test]
+fn where_the_server_keeps_values_whole_own_keys_are_answered_from_what_was_put() {
+    let calls_log = Arc::new(Mutex::new(Vec::new()));
+    let fake = Fake {
+        calls: Arc::clone(&calls_log),
+        values: vec![],
+        local: None,
+        size: 4,
+        whole: true,
+    };
+    let mut c = pmi_testkit::core::client(Box::new(fake), Api::Pmi1);
+    assert_eq!(c.put(b"kvs", b"k", b"a b"), Ok(()));
+    assert_eq!(c.put(b"kvs", b"k", b"a c"), Err(PmiError::InvalidKey));
+    assert_eq!(c.get(b"kvs", b"k"), Ok(&b"a b"[..]));
+    assert_eq!(calls(&calls_log), ["kvsname", "put k a b"]);
 }
 
 #[test]

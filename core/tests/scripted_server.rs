@@ -554,6 +554,29 @@ fn server_closing_at_barrier_is_fail_and_later_calls_fail_fast() {
 }
 
 #[test]
+fn after_the_server_closed_a_get_of_this_process_own_key_fails_too() {
+    // A put acknowledged, then the server closes at the barrier: the key this process
+    // put is asked of the server as any other, so its get fails at once as well.
+    let (mut client, server) = client(
+        Script::new()
+            .expect(KVSNAME_REQUEST)
+            .send(format!("cmd=my_kvsname kvsname={}\n", show(KVS)))
+            .expect(format!("cmd=put kvsname={} key=mine value=v\n", show(KVS)))
+            .send("cmd=put_result rc=0\n")
+            .expect("cmd=barrier_in\n")
+            .close(),
+    );
+    assert_eq!(client.put(KVS, b"mine", b"v"), Ok(()));
+    assert_eq!(client.barrier(), Err(PmiError::Fail));
+    finish(server);
+    let started = Instant::now();
+    assert_eq!(client.get(KVS, b"mine"), Err(PmiError::Fail));
+    assert!(started.elapsed() < Duration::from_secs(1));
+    // Putting it again with the same value needs no server: it still succeeds.
+    assert_eq!(client.put(KVS, b"mine", b"v"), Ok(()));
+}
+
+#[test]
 fn server_closing_in_the_middle_of_a_reply_line_is_fail() {
     let (mut client, server) = client(
         Script::new()

@@ -1,6 +1,6 @@
 //! `libpmi.so.0`: the PMI-1 API of RFC 13 ("Simple Process Manager Interface v1"), a thin
 //! C front over `pmi-core` (the PMI-1.1 wire on `PMI_FD`/`PMI_PORT`, a PMIx server, or a
-//! singleton). Its exports are the 33 functions in `api/`, and nothing else.
+//! singleton). Its exports are the 34 functions in `api/`, and nothing else.
 //!
 //! The C caller's contract, for every export:
 //! - the return value is one of the `PMI_*` codes (`codes`, one table); outputs are

@@ -38,8 +38,8 @@ fn worker(t: usize, kvs: &CStr) -> usize {
                 puts += 1;
             }
             2 | 3 => {
-                // A key another process put, one for this group of five, read twice (the
-                // library answers its own keys without asking the server).
+                // A key another process put, one for this group of five, read twice
+                // (the emulated server answers keys starting with `peer-`).
                 let j = i - i % 5;
                 let name = format!("peer-t{t}-k{j}");
                 let key = CString::new(name.as_str()).unwrap();

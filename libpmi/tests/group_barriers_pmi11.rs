@@ -23,9 +23,15 @@ fn a_pmi_1_1_server_has_no_group_barriers() {
     let both = [0, 1];
     // SAFETY: the constants need no array; `both` has 2 ranks.
     unsafe {
-        assert_eq!(PMI_Barrier_group(std::ptr::without_provenance(1), 0, null()), PMI_FAIL);
+        assert_eq!(
+            PMI_Barrier_group(std::ptr::without_provenance(1), 0, null()),
+            PMI_FAIL
+        );
         assert_eq!(PMI_Barrier_group(null(), 0, null()), PMI_FAIL);
-        assert_eq!(PMI_Barrier_group(std::ptr::without_provenance(2), 0, null()), PMI_FAIL);
+        assert_eq!(
+            PMI_Barrier_group(std::ptr::without_provenance(2), 0, null()),
+            PMI_FAIL
+        );
         assert_eq!(PMI_Barrier_group(both.as_ptr(), 2, null()), PMI_FAIL);
     }
     assert_eq!(PMI_Barrier(), PMI_SUCCESS);

@@ -1,95 +1,31 @@
 //! `pmi-probe`: what a launcher gives a process, one line per rank (or one JSON object
 //! with `--json`). It starts the PMI client through the same core as `libpmi.so.0`
 //! (`--pmi2`: as `libpmi2.so.0`), so it chooses the backend as they do, and reports
-//! which backend and server it found, the job's facts, the node-local clique, the
-//! maxima, a timed put/barrier/get round, and a verdict. A failure says what to try
-//! next. Exit status: 0 when the verdict is `ok` or `singleton`, 1 on `fail`, 2 on a
-//! bad command line. `docs/pmi-probe.1` is its manual.
+//! which backend and server it found, the time limit on each reply, the job's facts, the
+//! node-local clique, the maxima, the values asked for (`--get`), timed put/barrier/get
+//! rounds (`--rounds`, `--peers`) and barriers (`--barriers`), and a verdict. A failure
+//! says what kind it is and what to try next (`advice`). Exit status: 0 when the
+//! verdict is `ok` or `singleton`, 1 on `fail`, 2 on a bad command line.
+//! `docs/pmi-probe.1` is its manual.
 #![forbid(unsafe_code)]
 
+mod advice;
+mod options;
+mod report;
+
 use std::ffi::OsString;
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::time::Instant;
 
 use pmi_core::api::Api;
-use pmi_core::api::Maxes;
 use pmi_core::client::Client;
 use pmi_core::error::{PmiError, PmiResult};
 use pmi_core::launch::{self, Launch};
 use pmi_core::{lifecycle, trace};
 
-/// How many peers each rank reads in the timed round: the next ones after it, so that a
-/// large job costs each rank a bounded number of gets.
-const PEERS_READ: i32 = 64;
-
-const USAGE: &str = "usage: pmi-probe [--pmi2] [--json]\n\
-  Run under a launcher (mpiexec -n 4 pmi-probe, srun -n 4 pmi-probe, prterun -n 4\n\
-  pmi-probe): each process prints what the launcher gave it and a verdict.\n\
-  --pmi2   use the PMI-2 API (as libpmi2.so.0) instead of PMI-1 (libpmi.so.0)\n\
-  --json   one JSON object per process instead of one line\n";
-
-struct Options {
-    api: Api,
-    json: bool,
-}
-
-fn options() -> Result<Options, String> {
-    let mut opts = Options {
-        api: Api::Pmi1,
-        json: false,
-    };
-    for arg in std::env::args_os().skip(1) {
-        match arg.to_str() {
-            Some("--pmi2") => opts.api = Api::Pmi2,
-            Some("--json") => opts.json = true,
-            Some("--help" | "-h") => {
-                print!("{USAGE}");
-                std::process::exit(0);
-            }
-            Some("--version") => {
-                println!("pmi-probe {}", env!("CARGO_PKG_VERSION"));
-                std::process::exit(0);
-            }
-            _ => return Err(format!("unknown argument {:?}", arg.to_string_lossy())),
-        }
-    }
-    Ok(opts)
-}
-
-/// The timed round: one key put, committed, a barrier, the peers' keys read.
-struct Round {
-    put_us: f64,
-    barrier_us: f64,
-    get_us: f64,
-    got: i32,
-    expected: i32,
-}
-
-/// Everything one process says.
-#[derive(Default)]
-struct Report {
-    api: &'static str,
-    rank: Option<i32>,
-    size: Option<i32>,
-    host: String,
-    backend: Option<&'static str>,
-    server: String,
-    init_us: Option<f64>,
-    kvsname: Option<String>,
-    appnum: Option<i32>,
-    universe: Option<i32>,
-    mapping: Option<String>,
-    clique: Option<Vec<i32>>,
-    maxes: Option<Maxes>,
-    round: Option<Round>,
-    /// `ok`, `singleton` or `fail`.
-    verdict: &'static str,
-    /// What failed, in the library's words where it said them.
-    errors: Vec<String>,
-    /// What to try next, on a failure (or a PMIx server named and not used).
-    next: Option<String>,
-}
+use advice::{classify, next_steps, Evidence, Fault};
+use options::{Command, Limit, Options, USAGE};
+use report::{Report, Round};
 
 fn micros(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e6
@@ -113,7 +49,9 @@ fn server(launch: &Result<Launch, String>, lookup: &dyn Fn(&str) -> Option<OsStr
         .unwrap_or_default();
     match launch {
         Ok(Launch::Fd(job)) => format!("PMI_FD {}{by}", job.fd),
-        Ok(Launch::Port(port)) => format!("PMI_PORT {}:{}{by}", port.host, port.port),
+        Ok(Launch::Port(port)) => {
+            format!("PMI_PORT {}{by}", launch::address(&port.host, port.port))
+        }
         Ok(Launch::Pmix(found)) => {
             let lib = lifecycle::pmix_library()
                 .map(|(path, version)| format!(", client library {path} ({version})"))
@@ -125,125 +63,88 @@ fn server(launch: &Result<Launch, String>, lookup: &dyn Fn(&str) -> Option<OsStr
     }
 }
 
-/// What to try next when the probe failed, from what the environment says.
-fn next_steps(
-    launch: &Result<Launch, String>,
-    lookup: &dyn Fn(&str) -> Option<OsString>,
-    api: Api,
-) -> String {
-    let mut steps: Vec<String> = Vec::new();
-    let other_api = match api {
-        Api::Pmi1 => "pmi-probe --pmi2",
-        Api::Pmi2 => "pmi-probe without --pmi2",
-    };
-    match launch {
-        Ok(Launch::Fd(_) | Launch::Port(_)) => steps.push(format!(
-            "the process manager did not answer as this API expects: try {other_api}, \
-             read the launcher's own output, and run with PMI_DEBUG=1 to see every line"
-        )),
-        Ok(Launch::Pmix(_)) => steps.push(
-            "a PMIx server is named: point PMI_PMIX_LIBRARY at the server's own \
-             libpmix.so.2 (Open MPI: <prefix>/lib/libpmix.so.2 or \
-             <prefix>/lib/openmpi/libpmix.so.2; Debian: \
-             /usr/lib/<arch>-linux-gnu/pmix2/lib/libpmix.so.2), and unset PMIX_* \
-             variables left from an outer job"
-                .into(),
-        ),
-        Ok(Launch::Singleton) | Err(_) => {}
-    }
-    if lookup("SLURM_STEP_ID").is_some() || lookup("SLURM_STEP_NUM_TASKS").is_some() {
-        steps.push(
-            "under Slurm, give the job a PMI server: srun --mpi=pmi2 (the PMI-1 and PMI-2 \
-             wire) or srun --mpi=pmix (PMIx); srun --mpi=list shows what this Slurm has"
-                .into(),
-        );
-    }
-    if lookup("FLUX_JOB_ID").is_some() {
-        steps.push("under Flux: flux run -o pmi=simple".into());
-    }
-    if lookup("OMPI_COMM_WORLD_SIZE").is_some() && !matches!(launch, Ok(Launch::Pmix(_))) {
-        steps.push(
-            "Open MPI's mpirun serves PMIx: check that its PMIX_* variables reach this process"
-                .into(),
-        );
-    }
-    let stale = ["PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE"];
-    if launch.is_err() && stale.iter().any(|v| lookup(v).is_some()) {
-        steps.push(
-            "if the launcher did not set them, unset the PMI_* variables left from an \
-             outer job"
-                .into(),
-        );
-    }
-    steps.push("to run each process on its own on purpose, set PMI_SINGLETON=1".into());
-    steps.join("; ")
-}
-
-/// A library call that failed: the lines the library would have printed (they name the
-/// call), else the call and its code.
-fn failed(report: &mut Report, what: &str, e: PmiError) {
-    let said = trace::take_fatal();
-    if said.is_empty() {
-        report.errors.push(format!("{what} failed ({e:?})"));
-    } else {
-        report.errors.extend(said);
-    }
-}
-
 /// The job's facts, the clique and the maxima (each failure is noted, the rest go on).
 fn facts(c: &mut Client, api: Api, report: &mut Report) {
     report.maxes = Some(c.maxes());
-    match c.kvsname() {
-        Ok(name) => report.kvsname = Some(text(name)),
-        Err(e) => failed(report, "kvsname", e),
-    }
-    match c.appnum() {
-        Ok(n) => report.appnum = Some(n),
-        Err(e) => failed(report, "appnum", e),
-    }
-    match c.universe_size() {
-        Ok(n) => report.universe = Some(n),
-        Err(e) => failed(report, "universe size", e),
-    }
-    let mapping: PmiResult<Option<Vec<u8>>> = match api {
+    report.kvsname = report.attempt("kvsname", || c.kvsname().map(text));
+    report.appnum = report.attempt("appnum", || c.appnum());
+    report.universe = report.attempt("universe size", || c.universe_size());
+    let mapping = report.attempt("PMI_process_mapping", || match api {
         Api::Pmi1 => {
-            let name = report.kvsname.clone().unwrap_or_default();
-            match c.get(name.as_bytes(), b"PMI_process_mapping") {
+            let kvs = c.kvsname()?.to_vec();
+            match c.get(&kvs, b"PMI_process_mapping") {
                 Ok(v) => Ok(Some(v.to_vec())),
                 Err(PmiError::InvalidKey) => Ok(None),
                 Err(e) => Err(e),
             }
         }
         Api::Pmi2 => c.job_attr(b"PMI_process_mapping"),
-    };
-    match mapping {
-        Ok(m) => report.mapping = m.map(|m| text(&m)),
-        Err(e) => failed(report, "PMI_process_mapping", e),
-    }
-    let clique = c.clique_size().and_then(|n| {
-        let mut ranks = vec![-1; n];
-        c.clique_into(&mut ranks).map(|m| {
-            ranks.truncate(m);
-            ranks
-        })
     });
-    match clique {
-        Ok(ranks) => report.clique = Some(ranks),
-        Err(e) => failed(report, "clique", e),
+    report.mapping = mapping.flatten().map(|m| text(&m));
+    report.clique = report.attempt("clique", || {
+        let mut ranks = vec![-1; c.clique_size()?];
+        let n = c.clique_into(&mut ranks)?;
+        ranks.truncate(n);
+        Ok(ranks)
+    });
+}
+
+/// `--get`: each key, as the server set it: under PMI-1 a key of the job's key-value
+/// space, under PMI-2 a job attribute (`PMI2_Info_GetJobAttr`). A key not set, or one
+/// the library refuses (too long), is reported as such: it says nothing of the server.
+fn read_keys(c: &mut Client, api: Api, keys: &[String], report: &mut Report) {
+    for key in keys {
+        let t = Instant::now();
+        let value =
+            match api {
+                Api::Pmi1 => c.kvsname().map(<[u8]>::to_vec).and_then(|kvs| {
+                    match c.get(&kvs, key.as_bytes()) {
+                        Ok(v) => Ok(Some(text(v))),
+                        Err(PmiError::InvalidKey) => Ok(None),
+                        Err(e) => Err(e),
+                    }
+                }),
+                Api::Pmi2 => c.job_attr(key.as_bytes()).map(|v| v.map(|v| text(&v))),
+            };
+        match value {
+            Ok(v) => report.keys.push((key.clone(), Ok(v))),
+            // (The server's failures are PMI_FAIL, with the library's line.)
+            Err(PmiError::Fail) => {
+                report.failed(&format!("get {key}"), PmiError::Fail, t.elapsed())
+            }
+            Err(e) => report.keys.push((key.clone(), Err(format!("{e:?}")))),
+        }
     }
 }
 
-/// The value rank `rank` puts in the round.
-fn round_value(rank: i32, host: &str) -> String {
-    format!("pmi-probe:{rank}@{host}")
+/// Round `n`'s name for rank `rank`'s key and value: the rank, and from the second round
+/// on its number (`3`, `3.2`).
+fn tag(rank: i32, n: u32) -> String {
+    if n == 1 {
+        rank.to_string()
+    } else {
+        format!("{rank}.{n}")
+    }
 }
 
-/// The timed round: put, commit and barrier, then up to `PEERS_READ` peers' values.
-fn round(c: &mut Client, api: Api, rank: i32, size: i32, host: &str) -> PmiResult<Round> {
-    let key = |r: i32| format!("pmi-probe-{r}");
+/// The value rank `rank` puts in round `n`.
+fn round_value(rank: i32, n: u32, host: &str) -> String {
+    format!("pmi-probe:{}@{host}", tag(rank, n))
+}
+
+/// Timed round `n`: put, commit and barrier, then the values of `peers`.
+fn round(
+    c: &mut Client,
+    api: Api,
+    rank: i32,
+    n: u32,
+    peers: &[i32],
+    host: &str,
+) -> PmiResult<Round> {
+    let key = |r: i32| format!("pmi-probe-{}", tag(r, n));
     let kvs = c.kvsname()?.to_vec();
     let t = Instant::now();
-    let mine = round_value(rank, host);
+    let mine = round_value(rank, n, host);
     match api {
         Api::Pmi1 => c.put(&kvs, key(rank).as_bytes(), mine.as_bytes())?,
         Api::Pmi2 => c.put_own(key(rank).as_bytes(), mine.as_bytes())?,
@@ -259,286 +160,188 @@ fn round(c: &mut Client, api: Api, rank: i32, size: i32, host: &str) -> PmiResul
     }
     let barrier_us = micros(t);
     let t = Instant::now();
-    let expected = (size - 1).min(PEERS_READ);
     let mut got = 0;
-    for i in 1..=expected {
-        let peer = (rank + i) % size;
+    for &peer in peers {
         let value = match api {
             Api::Pmi1 => c.get(&kvs, key(peer).as_bytes()),
             Api::Pmi2 => c.get_own(key(peer).as_bytes(), Some(peer)),
         };
-        // The peer's value names the peer (its host is its own to say).
-        if value.is_ok_and(|v| v.starts_with(format!("pmi-probe:{peer}@").as_bytes())) {
+        // The peer's value names the peer and the round (its host is its own to say).
+        let named = format!("pmi-probe:{}@", tag(peer, n));
+        if value.is_ok_and(|v| v.starts_with(named.as_bytes())) {
             got += 1;
         }
     }
-    let get_us = micros(t);
     Ok(Round {
         put_us,
         barrier_us,
-        get_us,
+        get_us: micros(t),
         got,
-        expected,
+        expected: peers.len() as i32,
     })
 }
 
-fn probe(opts: &Options) -> Report {
+/// A barrier of the API's: PMI-1's, or PMI-2's fence.
+fn barrier(c: &mut Client, api: Api) -> PmiResult<()> {
+    match api {
+        Api::Pmi1 => c.barrier(),
+        Api::Pmi2 => c.fence(),
+    }
+}
+
+/// What the process manager gives, each step noted in the report.
+fn probe(opts: &Options, limit: Limit) -> Report {
     let lookup = |name: &str| std::env::var_os(name);
     let mut report = Report {
-        api: match opts.api {
-            Api::Pmi1 => "PMI-1",
-            Api::Pmi2 => "PMI-2",
-        },
+        api: opts.api.name(),
         host: host_name(),
+        limit,
         verdict: "fail",
         ..Report::default()
     };
-    // The launch PMI_Init takes (an outer job's PMI_FD set aside, as it does).
-    let launch = launch::decide(&lookup).launch;
+    // The launch PMI_Init takes (an outer job's PMI_FD set aside, as it does); a PMI_FD
+    // that cannot be the launcher's is refused, as PMI_Init refuses it.
+    let decision = launch::decide(&lookup);
+    let launch = match decision.fd_fault {
+        Some(why) => Err(why),
+        None => decision.launch,
+    };
     let call = match opts.api {
         Api::Pmi1 => "PMI_Init",
         Api::Pmi2 => "PMI2_Init",
     };
     let t = Instant::now();
-    let id = match lifecycle::init(opts.api, call) {
+    let init = lifecycle::init(opts.api, call);
+    report.server = server(&launch, &lookup);
+    let id = match init {
         Ok(id) => id,
         Err(e) => {
-            report.server = server(&launch, &lookup);
-            failed(&mut report, call, e);
-            report.next = Some(next_steps(&launch, &lookup, opts.api));
-            return report;
+            report.failed(call, e, t.elapsed());
+            return conclude(report, opts, &launch, &lookup);
         }
     };
     report.init_us = Some(micros(t));
-    report.server = server(&launch, &lookup);
     report.rank = Some(id.rank);
     report.size = Some(id.size);
     let host = report.host.clone();
     let api = opts.api;
+    let (peers, outside) = opts.peers.of(id.rank, id.size);
+    if let (Some(r), 0) = (outside, id.rank) {
+        eprintln!(
+            "pmi-probe: --peers names rank {r}, outside this job of {}: left out",
+            id.size
+        );
+    }
     let ran = lifecycle::with_client(|c| {
         report.backend = Some(c.backend_name());
+        report.pmi_version = c.pmi_version();
         facts(c, api, &mut report);
-        match round(c, api, id.rank, id.size, &host) {
-            Ok(r) => report.round = Some(r),
-            Err(e) => failed(&mut report, "round", e),
+        read_keys(c, api, &opts.keys, &mut report);
+        for n in 1..=opts.rounds {
+            match report.attempt("round", || round(c, api, id.rank, n, &peers, &host)) {
+                Some(r) => report.rounds.push(r),
+                None => break,
+            }
+        }
+        for _ in 0..opts.barriers {
+            let t = Instant::now();
+            match report.attempt("barrier", || barrier(c, api)) {
+                Some(()) => report.barriers.push(micros(t)),
+                None => break,
+            }
         }
         // Nobody leaves while another may still read its value.
-        let last = match api {
-            Api::Pmi1 => c.barrier(),
-            Api::Pmi2 => c.fence(),
-        };
-        if let Err(e) = last {
-            failed(&mut report, "last barrier", e);
-        }
+        report.attempt("last barrier", || barrier(c, api));
         Ok(())
     });
     if let Err(e) = ran {
-        failed(&mut report, "client", e);
+        report.failed("client", e, std::time::Duration::ZERO);
     }
     if let Err(e) = lifecycle::finalize() {
-        failed(&mut report, "finalize", e);
+        report.failed("finalize", e, std::time::Duration::ZERO);
     }
-    let round_ok = report.round.as_ref().is_some_and(|r| r.got == r.expected);
-    report.verdict = match (report.errors.is_empty() && round_ok, report.backend) {
+    conclude(report, opts, &launch, &lookup)
+}
+
+/// The verdict, and on a failure its kind and what to try next.
+fn conclude(
+    mut report: Report,
+    opts: &Options,
+    launch: &Result<Launch, String>,
+    lookup: &dyn Fn(&str) -> Option<OsString>,
+) -> Report {
+    let rounds_ok = report.rounds_ok() && report.rounds.len() == opts.rounds as usize;
+    report.verdict = match (report.errors.is_empty() && rounds_ok, report.backend) {
         (true, Some("singleton")) => "singleton",
         (true, _) => "ok",
         (false, _) => "fail",
     };
-    if report.verdict == "fail" {
-        if !round_ok && report.errors.is_empty() {
-            if let Some(r) = &report.round {
-                report.errors.push(format!(
-                    "round: read {} of {} peers' values",
-                    r.got, r.expected
-                ));
-            }
+    let short = report.rounds.iter().find(|r| r.got != r.expected);
+    if report.verdict == "fail" && report.errors.is_empty() {
+        if let Some(r) = short {
+            report.errors.push(format!(
+                "round: read {} of {} peers' values",
+                r.got, r.expected
+            ));
         }
-        report.next = Some(next_steps(&launch, &lookup, opts.api));
-    } else if report.verdict == "singleton" && matches!(launch, Ok(Launch::Pmix(_))) {
+    }
+    let answered_wrong = report.quiet_failure || short.is_some();
+    report.fault = match report.verdict {
+        "fail" => Some(classify(
+            &Evidence {
+                launch,
+                limit: &report.limit,
+                errors: &report.errors,
+                late: report.late,
+                answered_wrong,
+            },
+            lookup,
+        )),
         // A PMIx server was named, but no client library loaded: a one-process job ran
         // on its own (the library's warning line said so on stderr). Say how to use it.
-        report.next = Some(next_steps(&launch, &lookup, opts.api));
-    }
+        "singleton" if matches!(launch, Ok(Launch::Pmix(_))) => Some(Fault::PmixLibrary),
+        _ => None,
+    };
+    report.next = report
+        .fault
+        .map(|fault| next_steps(fault, launch, lookup, opts.api, &report.limit));
     report
 }
 
-/// A JSON string.
-fn js(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn js_opt<T: std::fmt::Display>(v: Option<T>) -> String {
-    v.map_or_else(|| "null".into(), |v| v.to_string())
-}
-
-fn js_str(v: Option<&str>) -> String {
-    v.map_or_else(|| "null".into(), js)
-}
-
-fn ranks(list: &[i32]) -> String {
-    list.iter()
-        .map(i32::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-fn json(r: &Report) -> String {
-    let maxes = r.maxes.map_or_else(
-        || "null".into(),
-        |m| {
-            format!(
-                "{{\"kvsname\":{},\"key\":{},\"value\":{}}}",
-                m.kvsname, m.key, m.value
-            )
-        },
-    );
-    let round = r.round.as_ref().map_or_else(
-        || "null".into(),
-        |x| {
-            format!(
-                "{{\"put_us\":{:.1},\"barrier_us\":{:.1},\"get_us\":{:.1},\"got\":{},\"expected\":{}}}",
-                x.put_us, x.barrier_us, x.get_us, x.got, x.expected
-            )
-        },
-    );
-    let errors: Vec<String> = r.errors.iter().map(|e| js(e)).collect();
-    format!(
-        "{{\"rank\":{},\"size\":{},\"api\":{},\"backend\":{},\"server\":{},\"host\":{},\
-         \"init_us\":{},\"kvsname\":{},\"appnum\":{},\"universe\":{},\"mapping\":{},\
-         \"clique\":{},\"maxes\":{maxes},\"round\":{round},\"verdict\":{},\"errors\":[{}],\
-         \"next\":{}}}",
-        js_opt(r.rank),
-        js_opt(r.size),
-        js(r.api),
-        js_str(r.backend),
-        js(&r.server),
-        js(&r.host),
-        r.init_us
-            .map_or_else(|| "null".into(), |t| format!("{t:.1}")),
-        js_str(r.kvsname.as_deref()),
-        js_opt(r.appnum),
-        js_opt(r.universe),
-        js_str(r.mapping.as_deref()),
-        r.clique
-            .as_ref()
-            .map_or_else(|| "null".into(), |c| format!("[{}]", ranks(c))),
-        js(r.verdict),
-        errors.join(","),
-        js_str(r.next.as_deref()),
-    )
-}
-
-/// `pmi-probe[R]: ...`: the rank when known, else what the launcher's variables say.
-fn label(r: &Report) -> String {
-    let hint = || {
-        [
-            "PMI_RANK",
-            "PMIX_RANK",
-            "SLURM_PROCID",
-            "OMPI_COMM_WORLD_RANK",
-            "FLUX_TASK_RANK",
-        ]
-        .iter()
-        .find_map(|v| std::env::var(v).ok())
-    };
-    match r.rank {
-        Some(rank) => format!("pmi-probe[{rank}]"),
-        None => match hint() {
-            Some(rank) => format!("pmi-probe[{}?]", rank.escape_debug()),
-            None => "pmi-probe[?]".into(),
-        },
-    }
-}
-
-fn line(r: &Report) -> String {
-    let mut out = format!("{}: {}", label(r), r.verdict);
-    if let (Some(rank), Some(size)) = (r.rank, r.size) {
-        let _ = write!(out, ": rank {rank} of {size} on {}", r.host);
-    } else {
-        let _ = write!(out, " on {}", r.host);
-    }
-    let _ = write!(
-        out,
-        "; {} via {} ({})",
-        r.api,
-        r.backend.unwrap_or("no backend"),
-        r.server
-    );
-    if let Some(t) = r.init_us {
-        let _ = write!(out, "; init {:.1} ms", t / 1e3);
-    }
-    if r.rank.is_some() {
-        let _ = write!(
-            out,
-            "; kvsname {}, appnum {}, universe {}",
-            r.kvsname.as_deref().unwrap_or("?"),
-            js_opt(r.appnum),
-            js_opt(r.universe)
-        );
-        let _ = write!(
-            out,
-            "; mapping {}, clique {}",
-            r.mapping.as_deref().unwrap_or("none"),
-            r.clique.as_deref().map_or_else(|| "?".into(), ranks)
-        );
-    }
-    if let Some(m) = r.maxes {
-        let _ = write!(
-            out,
-            "; maxes kvsname {} key {} value {}",
-            m.kvsname, m.key, m.value
-        );
-    }
-    if let Some(x) = &r.round {
-        let _ = write!(
-            out,
-            "; round: put {:.0} us, barrier {:.1} ms, get {}/{} in {:.1} ms",
-            x.put_us,
-            x.barrier_us / 1e3,
-            x.got,
-            x.expected,
-            x.get_us / 1e3
-        );
-    }
-    for e in &r.errors {
-        let _ = write!(out, "\n{}: error: {e}", label(r));
-    }
-    if let Some(next) = &r.next {
-        let _ = write!(out, "\n{}: next: {next}", label(r));
-    }
-    out
-}
-
 fn main() {
-    let opts = match options() {
-        Ok(opts) => opts,
+    let opts = match options::parse(std::env::args_os().skip(1)) {
+        Ok(Command::Run(opts)) => opts,
+        Ok(Command::Help) => {
+            print!("{USAGE}");
+            std::process::exit(0);
+        }
+        Ok(Command::Version) => {
+            println!("pmi-probe {}", env!("CARGO_PKG_VERSION"));
+            std::process::exit(0);
+        }
         Err(why) => {
             eprint!("pmi-probe: {why}\n{USAGE}");
             std::process::exit(2);
         }
     };
+    // The library reads its limit and its trace switch from PMI_TIMEOUT and PMI_DEBUG
+    // when it initializes: the probe gives it its own through them, set here while this
+    // is the process's only thread (nothing has started another yet), so that the
+    // library runs the very path a program run with those variables runs, and the core
+    // needs no second way in.
+    let limit = Limit::new(opts.timeout, std::env::var_os("PMI_TIMEOUT"));
+    if let Some(seconds) = limit.to_set() {
+        std::env::set_var("PMI_TIMEOUT", seconds);
+    }
+    if opts.verbose {
+        std::env::set_var("PMI_DEBUG", "1");
+    }
     trace::keep_fatal();
-    let report = probe(&opts);
+    let report = probe(&opts, limit);
     let mut out = if opts.json {
-        json(&report)
+        report::json(&report)
     } else {
-        line(&report)
+        report::line(&report)
     };
     out.push('\n');
     // One write, so that the ranks' lines do not interleave at the launcher; a report
@@ -562,46 +365,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(js("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\nd\\u0001\"");
-        assert_eq!(js_str(None), "null");
-        assert_eq!(js_opt(Some(3)), "3");
+    fn each_round_has_keys_and_values_of_its_own() {
+        assert_eq!(round_value(3, 1, "vm"), "pmi-probe:3@vm");
+        assert_eq!(round_value(3, 2, "vm"), "pmi-probe:3.2@vm");
+        // Rank 1's second round is not rank 12's first, nor rank 1's first.
+        assert_ne!(tag(1, 2), tag(12, 1));
+        assert!(!round_value(1, 2, "h").starts_with("pmi-probe:1@"));
     }
 
     #[test]
-    fn advice_follows_the_environment() {
-        let slurm = |name: &str| (name == "SLURM_STEP_NUM_TASKS").then(|| OsString::from("4"));
-        let refused: Result<Launch, String> = Err("refused".into());
-        let next = next_steps(&refused, &slurm, Api::Pmi1);
-        assert!(next.contains("srun --mpi=pmi2"), "{next}");
-        assert!(next.contains("PMI_SINGLETON=1"), "{next}");
+    fn the_server_line_shows_an_ipv6_port_in_brackets() {
         let none = |_: &str| None;
-        let next = next_steps(&Ok(Launch::Singleton), &none, Api::Pmi2);
-        assert!(!next.contains("srun"), "{next}");
-    }
-
-    #[test]
-    fn a_report_is_one_json_object_with_the_fields_asked_for() {
-        let r = Report {
-            api: "PMI-1",
-            rank: Some(1),
-            size: Some(4),
-            backend: Some("wire"),
-            clique: Some(vec![0, 1]),
-            verdict: "ok",
-            ..Report::default()
-        };
-        let j = json(&r);
-        for part in [
-            "\"rank\":1",
-            "\"size\":4",
-            "\"backend\":\"wire\"",
-            "\"clique\":[0,1]",
-            "\"verdict\":\"ok\"",
-            "\"errors\":[]",
-        ] {
-            assert!(j.contains(part), "{part} not in {j}");
-        }
-        assert!(!j.contains('\n'));
+        let port = Ok(Launch::Port(launch::PortEnv {
+            host: "::1".into(),
+            port: 1,
+            id: 0,
+            spawned: false,
+            hydra: false,
+        }));
+        assert_eq!(server(&port, &none), "PMI_PORT [::1]:1");
     }
 }

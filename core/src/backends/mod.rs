@@ -57,10 +57,9 @@ pub fn start(api: Api, launch: Launch, timeout: Option<u32>) -> PmiResult<Box<dy
         }
         Launch::Port(port) => {
             trace::line(format_args!(
-                "{init}: backend {}: PMI_PORT={}:{} PMI_ID={}",
+                "{init}: backend {}: PMI_PORT={} PMI_ID={}",
                 wire_name(api),
-                port.host,
-                port.port,
+                crate::launch::address(&port.host, port.port),
                 port.id
             ));
             let backend: Box<dyn Backend> = match api {

@@ -4,7 +4,7 @@
 use crate::api::Api;
 use crate::api::{Maxes, DEFAULT_MAXES};
 use crate::backend::{Backend, BarrierStep, Group, Identity, SpawnCommand, Spawned};
-use crate::conn::Conn;
+use crate::conn::{Conn, Waker};
 use crate::error::{PmiError, PmiResult};
 use crate::launch::{JobEnv, PortEnv};
 use crate::trace;
@@ -24,9 +24,45 @@ pub struct Pmi1Wire {
     /// server (MPICH 5's Hydra), whose barriers may be awaited without the lock and
     /// named by group.
     minor: i64,
-    /// The tags of `barrier_out`s read while another reply was awaited (PMI 1.2), for
-    /// the barriers begun and not yet seen to end.
-    ended: Vec<i32>,
+    /// PMI 1.2: the barriers begun and not yet over, in the order they began, each
+    /// awaited by one thread without the lock.
+    waits: Vec<Wait>,
+    /// The wakers of barriers that are over, for the next ones.
+    spare_wakers: Vec<Waker>,
+    /// The id of the next barrier begun.
+    next_wait: i32,
+    /// Which server this is, as far as the environment says (`MPI_LOCALNRANKS`: a
+    /// Hydra; `PMI_JOBID` without it: Slurm's), for what it does not keep whole.
+    hydra: bool,
+    slurm: bool,
+}
+
+/// A PMI 1.2 barrier begun, as its thread awaits it without the lock.
+struct Wait {
+    /// Which it is, for [`Backend::barrier_ended`] (two barriers may have one tag).
+    id: i32,
+    /// The tag its `barrier_out` names.
+    tag: i32,
+    /// Its request line's digest: the barrier the server counts it in (its group and
+    /// tag; `barrier_in` with no group is another barrier than `WORLD:0`).
+    name: u64,
+    /// Whether its end came, and said success (kept by whichever thread read it).
+    end: Option<bool>,
+    /// What its thread polls beside the socket: woken when another thread read its
+    /// end, or left lines in the connection's buffer.
+    waker: Waker,
+    /// Whether the waker is signalled (so that a thread that reads its own end, as
+    /// where it waits alone, costs no system call for it).
+    woken: bool,
+}
+
+impl Wait {
+    fn wake(&mut self) {
+        if !self.woken {
+            self.waker.wake();
+            self.woken = true;
+        }
+    }
 }
 
 /// Send `request` (one whole line) and read one reply line, which must be
@@ -44,7 +80,17 @@ pub fn call_line<'c>(conn: &'c mut Conn, request: &[u8], expected: &[u8]) -> Pmi
     {
         range = conn.recv(expected, &pmi1::LINES)?;
     }
-    let conn: &'c Conn = conn;
+    expect_reply(conn, range, expected)
+}
+
+/// The reply line in `range`, which must be `cmd=<expected>`: else a protocol error,
+/// which breaks the connection.
+#[inline]
+fn expect_reply<'c>(
+    conn: &'c Conn,
+    range: std::ops::Range<usize>,
+    expected: &[u8],
+) -> PmiResult<Reply<'c>> {
     let line = conn.message(range);
     let reply = Reply::new(line);
     if reply.cmd() != Some(expected) {
@@ -82,7 +128,9 @@ impl Pmi1Wire {
             size: job.size,
             spawned: job.spawned,
         };
-        Pmi1Wire::init_limited(conn, id, job.request_max)
+        let mut wire = Pmi1Wire::init_limited(conn, id, job.request_max)?;
+        (wire.hydra, wire.slurm) = (job.hydra, job.slurm);
+        Ok(wire)
     }
 
     /// `PMI_PORT` mode: connect, `initack`; rank and size come from the server.
@@ -95,7 +143,9 @@ impl Pmi1Wire {
             size,
             spawned: port.spawned,
         };
-        Pmi1Wire::init_limited(conn, id, pmi1::MAX_LINE)
+        let mut wire = Pmi1Wire::init_limited(conn, id, pmi1::MAX_LINE)?;
+        wire.hydra = port.hydra;
+        Ok(wire)
     }
 
     /// `cmd=init pmi_version=1 pmi_subversion=1`, then `cmd=get_maxes`: two round
@@ -111,7 +161,11 @@ impl Pmi1Wire {
             maxes: DEFAULT_MAXES,
             request_max,
             minor: 1,
-            ended: Vec::new(),
+            waits: Vec::new(),
+            spare_wakers: Vec::new(),
+            next_wait: 0,
+            hydra: false,
+            slurm: false,
         };
         wire.handshake()?;
         wire.maxes = wire.fetch_maxes()?;
@@ -192,8 +246,9 @@ impl Pmi1Wire {
 
     /// Send the request built, and read its reply, which must be `cmd=<expected>` (as
     /// [`call_line`]). From a PMI 1.2 server, a `barrier_out` that comes first ends a
-    /// barrier another thread waits for without the lock: its tag is kept, and that
-    /// thread woken ([`Conn::wake`]).
+    /// barrier another thread waits for without the lock: its end is kept, and that
+    /// thread woken ([`Pmi1Wire::keep_end`]); lines read past the reply wake every
+    /// waiter, to sort them out.
     fn call(&mut self, expected: &[u8]) -> PmiResult<Reply<'_>> {
         if !self.threaded() {
             return call_line(&mut self.conn, &self.request, expected);
@@ -203,9 +258,7 @@ impl Pmi1Wire {
             let range = self.conn.recv(expected, &pmi1::LINES)?;
             let reply = Reply::new(self.conn.message(range.clone()));
             if reply.cmd() == Some(b"barrier_out") && expected != b"barrier_out" {
-                let tag = barrier_tag(&reply);
-                self.ended.push(tag);
-                self.conn.wake();
+                self.keep_end(range, None)?;
                 continue;
             }
             if late_spawn_result(&reply, expected) {
@@ -213,17 +266,59 @@ impl Pmi1Wire {
             }
             break range;
         };
-        let conn = &self.conn;
-        let line = conn.message(range);
-        let reply = Reply::new(line);
-        if reply.cmd() != Some(expected) {
-            return Err(conn.fail(format_args!(
-                "protocol error: expected cmd={}, got \"{}\"",
-                expected.escape_ascii(),
-                line.escape_ascii()
-            )));
+        // (No waiter's poll of the socket sees what is in the buffer.)
+        if self.conn.holds_message(&pmi1::LINES) {
+            self.waits.iter_mut().for_each(Wait::wake);
         }
-        Ok(reply)
+        expect_reply(&self.conn, range, expected)
+    }
+
+    /// Keep the end a `barrier_out` line (at `range`) brings, for the thread that waits
+    /// for it, and wake that thread (unless it is the one reading: `reader`): the end of
+    /// a barrier begun and not yet ended, by its tag (none: 0, a plain barrier's; of two
+    /// with one tag, the first begun). One that ends no such barrier (no tag, or a tag
+    /// that is not an integer, where no barrier of that tag waits; a second end of one
+    /// barrier) is an unexpected reply: it breaks the connection, and no later barrier
+    /// takes it for its own end.
+    fn keep_end(&mut self, range: std::ops::Range<usize>, reader: Option<i32>) -> PmiResult<()> {
+        let reply = Reply::new(self.conn.message(range));
+        let waited = barrier_tag(&reply).and_then(|tag| {
+            self.waits
+                .iter_mut()
+                .find(|w| w.tag == tag && w.end.is_none())
+        });
+        let Some(wait) = waited else {
+            return Err(self.conn.fail(format_args!(
+                "protocol error: \"{}\" ends no barrier this process began",
+                reply.line().escape_ascii()
+            )));
+        };
+        let succeeded = reply.rc() == Some(0);
+        if !succeeded {
+            server_error("barrier", reply);
+        }
+        wait.end = Some(succeeded);
+        if reader != Some(wait.id) {
+            wait.wake();
+        }
+        Ok(())
+    }
+
+    /// Read every line the socket holds now, each a barrier's end to keep
+    /// ([`Pmi1Wire::keep_end`]) for its thread, `reader` the barrier of the thread that
+    /// reads: nothing else may come while no reply is awaited.
+    fn read_ends(&mut self, reader: i32) -> PmiResult<()> {
+        while let Some(range) = self.conn.recv_now(&pmi1::LINES)? {
+            let line = self.conn.message(range.clone());
+            if Reply::new(line).cmd() != Some(b"barrier_out") {
+                return Err(self.conn.fail(format_args!(
+                    "protocol error: expected cmd=barrier_out, got \"{}\"",
+                    line.escape_ascii()
+                )));
+            }
+            self.keep_end(range, Some(reader))?;
+        }
+        Ok(())
     }
 
     /// The request just built, if its line fits what the server takes; else `err`, traced,
@@ -344,6 +439,7 @@ impl Backend for Pmi1Wire {
                 )),
             };
         }
+        let group_given = group.is_some();
         let tag = match group {
             None => {
                 pmi1::encode(&mut self.request, "barrier_in", &[]);
@@ -355,54 +451,111 @@ impl Backend for Pmi1Wire {
                 tag
             }
         };
-        let waker = self.conn.waker()?;
-        self.conn.send(&self.request)?;
-        Ok(BarrierStep::Pending {
+        // Another barrier with this tag (another group, or the same with its tag hashed
+        // alike) would end with the same line as this one, and whichever came first would
+        // end the barrier begun first.
+        let name = crate::hash::digest(&self.request);
+        if self.waits.iter().any(|w| w.tag == tag && w.name != name) {
+            trace::line(format_args!(
+                "{}: another group's barrier with tag {tag} is under way in this process; \
+                 their ends could not be told apart (a barrier of another group needs \
+                 another tag)",
+                if group_given {
+                    "PMI_Barrier_group"
+                } else {
+                    "PMI_Barrier"
+                }
+            ));
+            return Err(if group_given {
+                PmiError::InvalidArg
+            } else {
+                PmiError::Fail
+            });
+        }
+        let waker = match self.spare_wakers.pop() {
+            Some(waker) => waker,
+            None => Waker::new()?,
+        };
+        let fds = [self.conn.raw_fd(), waker.raw_fd()];
+        if let Err(e) = self.conn.send(&self.request) {
+            self.spare_wakers.push(waker);
+            return Err(e);
+        }
+        let id = self.next_wait;
+        self.next_wait = id.wrapping_add(1);
+        self.waits.push(Wait {
+            id,
             tag,
-            fds: [self.conn.raw_fd(), waker],
+            name,
+            end: None,
+            waker,
+            woken: false,
+        });
+        Ok(BarrierStep::Pending {
+            id,
+            fds,
             limit: self.conn.timeout(),
         })
     }
 
-    /// Whether `barrier_out tag=<tag>` came: kept from another thread's reading, or read
-    /// now from what the socket holds. Nothing but `barrier_out`s may come while no other
-    /// reply is awaited.
-    fn barrier_ended(&mut self, tag: i32, late: bool) -> PmiResult<bool> {
-        self.conn.clear_wake();
-        loop {
-            if let Some(at) = self.ended.iter().position(|&t| t == tag) {
-                self.ended.swap_remove(at);
-                return Ok(true);
-            }
-            let Some(range) = self.conn.recv_now(&pmi1::LINES)? else {
-                break;
-            };
-            let line = self.conn.message(range);
-            let reply = Reply::new(line);
-            if reply.cmd() != Some(b"barrier_out") {
-                return Err(self.conn.fail(format_args!(
-                    "protocol error: expected cmd=barrier_out, got \"{}\"",
-                    line.escape_ascii()
-                )));
-            }
-            if reply.rc() != Some(0) {
-                return Err(server_error("barrier", reply));
-            }
-            let got = barrier_tag(&reply);
-            self.ended.push(got);
+    /// Whether the barrier `id` has ended: its end kept by another thread, or read now.
+    /// Everything the socket holds is read, to its last line, and every end in it kept
+    /// for its thread (woken): what stays in the buffer no waiter's poll would see.
+    /// Nothing but `barrier_out`s may come while no other reply is awaited.
+    fn barrier_ended(&mut self, id: i32, late: bool) -> PmiResult<bool> {
+        let Some(at) = self.waits.iter().position(|w| w.id == id) else {
+            return Err(PmiError::Fail);
+        };
+        // (A line that breaks the connection does not undo an end read before it.)
+        let read = if self.waits[at].end.is_none() {
+            self.read_ends(id)
+        } else {
+            Ok(())
+        };
+        // No wake-up is owed this thread now: it looks at its own end, and, unless that
+        // came already, what came is sorted out (the socket read to its end).
+        let wait = &mut self.waits[at];
+        if wait.woken {
+            wait.waker.clear();
+            wait.woken = false;
         }
-        if late {
-            let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
-            return Err(self.conn.fail(format_args!(
-                "no reply (cmd=barrier_out) from the process manager in {seconds} s \
-                 (PMI_TIMEOUT)"
-            )));
+        // (Only this thread removes its own: `at` still points at it.)
+        let end = self.waits[at].end;
+        if end.is_none() && read.is_ok() && !late {
+            return Ok(false);
         }
-        Ok(false)
+        let wait = self.waits.remove(at);
+        self.spare_wakers.push(wait.waker);
+        match (end, read) {
+            (Some(true), _) => Ok(true),
+            (Some(false), _) => Err(PmiError::Fail),
+            (None, Err(e)) => Err(e),
+            (None, Ok(())) => {
+                let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
+                Err(self.conn.fail(format_args!(
+                    "no reply (cmd=barrier_out) from the process manager in {seconds} s \
+                     (PMI_TIMEOUT)"
+                )))
+            }
+        }
     }
 
     fn group_barriers(&self) -> bool {
         self.threaded()
+    }
+
+    /// What the servers identified keep otherwise than it was put (measured): every
+    /// Hydra (4.0.2, MPICH 5.0.2's, Intel MPI 2021.19's) and Slurm 22.05's PMI-1 wire keep a
+    /// value only up to its first space; MPICH 5.0.2's Hydra (a PMI 1.2 server) drops
+    /// backslashes too.
+    fn alters(&self, value: &[u8]) -> Option<&'static str> {
+        if (self.hydra || self.slurm) && memchr::memchr(b' ', value).is_some() {
+            return Some("keeps a value only up to its first space");
+        }
+        if self.hydra && self.threaded() && memchr::memchr(b'\\', value).is_some() {
+            return Some("drops a value's backslashes");
+        }
+        None
     }
 
     fn version(&self) -> Option<(i64, i64)> {
@@ -539,12 +692,13 @@ pub fn port_handshake(conn: &mut Conn, id: i32) -> PmiResult<(i32, i32)> {
     }
 }
 
-/// The tag a `barrier_out` names (0 when it names none, as for a plain barrier).
-fn barrier_tag(reply: &Reply<'_>) -> i32 {
-    reply
-        .int(b"tag")
-        .and_then(|t| i32::try_from(t).ok())
-        .unwrap_or(0)
+/// The tag a `barrier_out` names (0 when it names none, as for a plain barrier); None
+/// when it is not an `int`.
+fn barrier_tag(reply: &Reply<'_>) -> Option<i32> {
+    match reply.field(b"tag") {
+        None => Some(0),
+        Some(_) => reply.int(b"tag").and_then(|t| i32::try_from(t).ok()),
+    }
 }
 
 /// Name service replies differ: Hydra sends `rc=0|1` with `info=ok`, Slurm sends

@@ -29,6 +29,9 @@ pub struct JobEnv {
     pub jobid: Option<Vec<u8>>,
     /// Whether the server is Slurm's: `PMI_JOBID` without Hydra's `MPI_LOCALNRANKS`.
     pub slurm: bool,
+    /// Whether the server is a Hydra's (MPICH's or Intel's): `MPI_LOCALNRANKS`, which
+    /// every Hydra sets, in either mode.
+    pub hydra: bool,
 }
 
 /// Slurm's PMI-1 server (`srun --mpi=pmi2`, which alone sets `PMI_JOBID`) reads each
@@ -94,6 +97,8 @@ pub struct PortEnv {
     pub port: u16,
     pub id: i32,
     pub spawned: bool,
+    /// Whether the server is a Hydra's (`MPI_LOCALNRANKS`, as in `JobEnv`).
+    pub hydra: bool,
 }
 
 /// What [`decide`] found: the launch to take (its `PMI_FD`, if any, checked), and why an
@@ -175,12 +180,13 @@ fn from_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Launch, String>
     }
     if let Some(port) = lookup("PMI_PORT").filter(|v| !v.is_empty()) {
         let (host, port) = host_port(&port)?;
-        let id = required(lookup, "PMI_ID")?;
+        let id = required(lookup, "PMI_ID", Some("PMI_PORT"))?;
         return Ok(Launch::Port(PortEnv {
             host,
             port,
             id,
             spawned: spawned(lookup)?,
+            hydra: lookup("MPI_LOCALNRANKS").is_some(),
         }));
     }
     if let Some((name, value)) = pmix_marker(lookup) {
@@ -285,15 +291,27 @@ fn host_port(value: &OsString) -> Result<(String, u16), String> {
         Some(inner) => inner.strip_suffix(']').ok_or_else(bad)?,
         None => host,
     };
-    let port: u16 = port
-        .parse()
-        .ok()
-        .filter(|&p| p != 0 && port.bytes().all(|b| b.is_ascii_digit()))
-        .ok_or_else(bad)?;
-    if host.is_empty() {
+    if host.is_empty() || port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad());
     }
+    // A number, but not a TCP port: say so rather than "not host:port".
+    let port = port.parse().ok().filter(|&p| p != 0).ok_or_else(|| {
+        format!(
+            "PMI_PORT=\"{}\" names port {port}, outside the TCP ports 1 to 65535",
+            shown(value)
+        )
+    })?;
     Ok((host.to_string(), port))
+}
+
+/// `host:port` as a user writes it, an IPv6 host in brackets (`[::1]:7000`): for every
+/// message that shows a `PMI_PORT` address.
+pub fn address(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
 }
 
 fn spawned(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<bool, String> {
@@ -303,14 +321,22 @@ fn spawned(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<bool, String> {
     }
 }
 
-/// `PMI_TIMEOUT`: the seconds a reply may take before the call fails (unset, empty or 0:
-/// no limit, the default: a barrier legitimately waits for the slowest rank).
+/// `PMI_TIMEOUT`: the whole seconds a reply may take before the call fails (unset, empty
+/// or 0: no limit, the default: a barrier legitimately waits for the slowest rank). A
+/// fraction is refused, naming the unit, rather than read as C's `atoi` would (`0.5` as
+/// 0, no limit at all): the PMIx backend's bound is whole seconds too.
 pub fn timeout(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<Option<u32>, String> {
     match lookup("PMI_TIMEOUT") {
         None => Ok(None),
         Some(v) if v.is_empty() => Ok(None),
         Some(v) => {
-            let seconds = number(&v).ok_or_else(|| bad("PMI_TIMEOUT", &v))?;
+            let seconds = number(&v).ok_or_else(|| {
+                format!(
+                    "PMI_TIMEOUT=\"{}\" is not a whole number of seconds (such as 30; 0: \
+                     no limit)",
+                    shown(&v)
+                )
+            })?;
             Ok((seconds > 0).then_some(seconds as u32))
         }
     }
@@ -332,11 +358,12 @@ pub fn debug_requested(lookup: &dyn Fn(&str) -> Option<OsString>) -> bool {
 }
 
 /// Read `PMI_FD`, `PMI_RANK`, `PMI_SIZE` and `PMI_SPAWNED`. The error says, in one
-/// line, which variable is missing or wrong.
+/// line, which variable is missing or wrong (a missing one beside `PMI_FD`, which a
+/// launcher sets with the other two: "PMI_FD is set but PMI_SIZE is not").
 pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, String> {
-    let fd = required(lookup, "PMI_FD")?;
-    let size = required(lookup, "PMI_SIZE")?;
-    let rank = required(lookup, "PMI_RANK")?;
+    let fd = required(lookup, "PMI_FD", None)?;
+    let size = required(lookup, "PMI_SIZE", Some("PMI_FD"))?;
+    let rank = required(lookup, "PMI_RANK", Some("PMI_FD"))?;
     if size < 1 {
         return Err(format!(
             "PMI_SIZE={size} is not a job size (must be at least 1)"
@@ -353,7 +380,8 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
     // Slurm refuses a `fullinit` without `pmijobid`, which every Hydra ignores
     // (measured), so PMI_JOBID is passed on whenever it is set.
     let jobid = lookup("PMI_JOBID").map(|v| v.into_encoded_bytes());
-    let slurm = jobid.is_some() && lookup("MPI_LOCALNRANKS").is_none();
+    let hydra = lookup("MPI_LOCALNRANKS").is_some();
+    let slurm = jobid.is_some() && !hydra;
     let request_max = if slurm {
         SLURM_REQUEST_MAX
     } else {
@@ -367,12 +395,21 @@ pub fn job_env(lookup: &dyn Fn(&str) -> Option<OsString>) -> Result<JobEnv, Stri
         request_max,
         jobid,
         slurm,
+        hydra,
     })
 }
 
-/// A non-negative decimal that fits in an `int`, from a required variable.
-fn required(lookup: &dyn Fn(&str) -> Option<OsString>, name: &str) -> Result<i32, String> {
-    let value = lookup(name).ok_or_else(|| format!("{name} is not set"))?;
+/// A non-negative decimal that fits in an `int`, from a variable required `beside` the
+/// one that set this launch mode (named in the message when it is missing).
+fn required(
+    lookup: &dyn Fn(&str) -> Option<OsString>,
+    name: &str,
+    beside: Option<&str>,
+) -> Result<i32, String> {
+    let value = lookup(name).ok_or_else(|| match beside {
+        Some(set) => format!("{set} is set but {name} is not"),
+        None => format!("{name} is not set"),
+    })?;
     number(&value).ok_or_else(|| bad(name, &value))
 }
 

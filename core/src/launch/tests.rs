@@ -47,6 +47,7 @@ fn hydra_environment_is_read() {
             request_max: pmi1::MAX_LINE,
             jobid: None,
             slurm: false,
+            hydra: false,
         })
     );
     let env = lookup_from(&[
@@ -79,8 +80,13 @@ fn hydra_environment_is_read() {
     ]);
     let stale = job_env(&stale).unwrap();
     assert_eq!(
-        (stale.jobid.as_deref(), stale.slurm, stale.request_max),
-        (Some(&b"1644.0"[..]), false, pmi1::MAX_LINE)
+        (
+            stale.jobid.as_deref(),
+            stale.slurm,
+            stale.hydra,
+            stale.request_max
+        ),
+        (Some(&b"1644.0"[..]), false, true, pmi1::MAX_LINE)
     );
 }
 
@@ -92,8 +98,16 @@ fn nonsense_is_refused_with_the_variable_named() {
             &[("PMI_FD", "x"), ("PMI_RANK", "0"), ("PMI_SIZE", "1")],
             "PMI_FD=\"x\"",
         ),
-        (&[("PMI_FD", "3"), ("PMI_SIZE", "1")], "PMI_RANK is not set"),
-        (&[("PMI_FD", "3"), ("PMI_RANK", "0")], "PMI_SIZE is not set"),
+        (
+            &[("PMI_FD", "3"), ("PMI_SIZE", "1")],
+            "PMI_FD is set but PMI_RANK is not",
+        ),
+        (
+            &[("PMI_FD", "3"), ("PMI_RANK", "0")],
+            "PMI_FD is set but PMI_SIZE is not",
+        ),
+        // PMI_FD alone (a number typed by hand): the variable that set the mode is named.
+        (&[("PMI_FD", "99")], "PMI_FD is set but PMI_SIZE is not"),
         (
             &[("PMI_FD", "3"), ("PMI_RANK", "-1"), ("PMI_SIZE", "2")],
             "PMI_RANK=\"-1\"",
@@ -150,7 +164,8 @@ fn launch_modes() {
             host: "node7".into(),
             port: 4242,
             id: 3,
-            spawned: false
+            spawned: false,
+            hydra: false,
         }))
     );
     let v6 = lookup_from(&[
@@ -164,7 +179,8 @@ fn launch_modes() {
             host: "::1".into(),
             port: 99,
             id: 0,
-            spawned: true
+            spawned: true,
+            hydra: false,
         }))
     );
     assert_eq!(from_env(&lookup_from(&[])), Ok(Launch::Singleton));
@@ -241,7 +257,7 @@ fn bad_port_environments_and_larger_jobs_are_refused() {
         (&[("PMI_PORT", "h:0"), ("PMI_ID", "0")], "PMI_PORT="),
         (&[("PMI_PORT", "h:99999"), ("PMI_ID", "0")], "PMI_PORT="),
         (&[("PMI_PORT", "[::1:80"), ("PMI_ID", "0")], "PMI_PORT="),
-        (&[("PMI_PORT", "h:80")], "PMI_ID is not set"),
+        (&[("PMI_PORT", "h:80")], "PMI_PORT is set but PMI_ID is not"),
         (&[("PMI_SIZE", "4")], "PMI_SIZE=\"4\""),
         (&[("PMI_RANK", "2")], "PMI_RANK=\"2\""),
     ];
@@ -249,6 +265,35 @@ fn bad_port_environments_and_larger_jobs_are_refused() {
         let err = from_env(&lookup_from(vars)).unwrap_err();
         assert!(err.contains(needle), "{vars:?}: {err}");
     }
+}
+
+/// A number that is no TCP port is named as such, not as a malformed address.
+#[test]
+fn a_port_out_of_range_is_named() {
+    let range = "outside the TCP ports 1 to 65535";
+    for (value, want) in [
+        ("127.0.0.1:99999", "names port 99999, "),
+        ("h:0", "names port 0, "),
+        ("[::1]:65536", "names port 65536, "),
+        ("h:123456789012345678901234567890", "names port 1234567890"),
+    ] {
+        let err = from_env(&lookup_from(&[("PMI_PORT", value), ("PMI_ID", "0")])).unwrap_err();
+        assert!(err.contains(want) && err.contains(range), "{value}: {err}");
+    }
+    for value in ["h:", "h:8o", "h:-1", "h: 80", ":80", "nohost"] {
+        let err = from_env(&lookup_from(&[("PMI_PORT", value), ("PMI_ID", "0")])).unwrap_err();
+        assert!(err.ends_with("is not host:port"), "{value}: {err}");
+    }
+    let ok = from_env(&lookup_from(&[("PMI_PORT", "h:65535"), ("PMI_ID", "0")]));
+    assert!(matches!(ok, Ok(Launch::Port(p)) if p.port == 65535));
+}
+
+#[test]
+fn an_ipv6_address_is_shown_in_brackets() {
+    assert_eq!(address("::1", 1), "[::1]:1");
+    assert_eq!(address("fe80::1%eth0", 7000), "[fe80::1%eth0]:7000");
+    assert_eq!(address("127.0.0.1", 99), "127.0.0.1:99");
+    assert_eq!(address("node7", 4242), "node7:4242");
 }
 
 /// Each row: where the environment comes from, the variables, and `None` for a
@@ -490,6 +535,17 @@ fn pmi_timeout() {
         Ok(Some(30))
     );
     assert!(timeout(&lookup_from(&[("PMI_TIMEOUT", "x")])).is_err());
+    // Whole seconds: a fraction, a unit or a sign is refused, naming the unit.
+    for value in ["0.5", "1.0", "30s", "-1", " 5"] {
+        let err = timeout(&lookup_from(&[("PMI_TIMEOUT", value)])).unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "PMI_TIMEOUT=\"{value}\" is not a whole number of seconds (such as 30; 0: \
+                 no limit)"
+            )
+        );
+    }
 }
 
 #[test]

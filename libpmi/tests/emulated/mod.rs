@@ -128,7 +128,7 @@ fn answer(line: &str, kvs: &mut HashMap<String, String>) -> Option<String> {
 }
 
 /// What another process of the job put under `key`, for keys starting with `peer-`
-/// (the library answers its own keys from what it put, without asking the server).
+/// (keys this process put are answered from what the server stored).
 pub fn peer_value(key: &str) -> Option<String> {
     key.starts_with("peer-").then(|| format!("value of {key}"))
 }

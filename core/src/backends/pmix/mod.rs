@@ -559,6 +559,11 @@ impl Backend for Pmix {
         true
     }
 
+    /// PMIx keeps values as they were put (measured under prterun and `srun --mpi=pmix`).
+    fn keeps_values_whole(&self) -> bool {
+        true
+    }
+
     fn get(&mut self, _kvsname: &[u8], key: &[u8]) -> PmiResult<&[u8]> {
         if let Some(at) = self.preput.find(key) {
             return Ok(self.preput.value(at));
