@@ -74,6 +74,10 @@ launcher_expect() {
             # for a node it has meanwhile given a proxy (it reuses a node's proxy for
             # a spawned job); the job dies whatever its processes do.
             FLAKES=('spawn-proxy-race|assert (proxy->node->control_fd == -1) failed|4 of 200 two-node spawn jobs, measured on a quiet machine')
+            # Across hosts, mpiexec sometimes finds a proxy's control connection closed
+            # after every rank has finished and printed its verdict (docs/CI.md).
+            [ "$1" = hydra5 ] ||
+                FLAKES+=('control-closed|assert (!closed) failed|2 of 12 drop-in runs across hosts, busy machine')
             # PMI-2 spawn: its spawn-response carries no job id (Hydra 4.0.2's does).
             DEVIATES[pmi2-spawn]=spawn-jobid-unknown
             # PMI-2 across two nodes: a get of a key nobody put is never answered.
