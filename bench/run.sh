@@ -3,7 +3,8 @@
 # the method, to BENCHMARKS.md. Called by mk/bench.mk after the binaries are built.
 #
 # Environment (all optional): BENCH_BIN (the C programs), BENCH_LIB (libpmi.so.0),
-# BENCH_REF_LIB (MPICH's simple client as a libpmi.so.0: the second reference),
+# BENCH_REF_LIB (MPICH's simple client as a libpmi.so.0: the second reference; another
+# client with BENCH_REF_NAME, its name in the rows),
 # BENCH_REF_LIB2 (MPICH's simple PMI-2 client as a libpmi2.so.0; by default the
 # libpmi2.so.0 beside BENCH_REF_LIB),
 # BENCH_MAPPING_BIN (the Rust mapping bench), MPIEXEC, BENCH_OUT (the results file),
@@ -22,7 +23,8 @@ REF_LIB=${BENCH_REF_LIB:-}
 [ -f "$REF_LIB" ] || REF_LIB=""
 REF_LIB2=${BENCH_REF_LIB2:-${REF_LIB:+$(dirname "$REF_LIB")/libpmi2.so.0}}
 [ -f "$REF_LIB2" ] || REF_LIB2=""
-REF="MPICH 4.0.2's simple client"
+# (BENCH_REF_NAME names another client given as BENCH_REF_LIB, e.g. MPICH 5's.)
+REF=${BENCH_REF_NAME:-"MPICH 4.0.2's simple client"}
 ROUNDS=${BENCH_ROUNDS:-41}
 N=${BENCH_N:-2000}
 REPS=${BENCH_REPS:-31}
@@ -531,8 +533,10 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
   brackets (under PMIx it loads libpmix and runs \`PMIx_Init\`).
 - Raw outputs of the last run are in \`${LOG#"$PWD"/}/\`.
 EOF
-    # The scale part (bench/scale.sh writes it, between its markers) is kept as it was.
-    [ -f "$OUT" ] && sed -n '/^<!-- scale: begin/,/^<!-- scale: end -->/p' "$OUT" | sed '1s/^/\n/'
+    # The parts written otherwise (bench/scale.sh's, and those measured by hand), each
+    # between its "<!-- NAME: begin" and "<!-- NAME: end -->" lines, are kept as they were.
+    [ -f "$OUT" ] && awk '/^<!-- [a-z0-9-]+: begin/ { keep = 1; print "" } keep { print }
+        /^<!-- [a-z0-9-]+: end -->/ { keep = 0 }' "$OUT"
 } >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 cat "$OUT"

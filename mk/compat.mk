@@ -48,16 +48,19 @@ pmix-bound-check:
 COMPAT_DOC := docs/COMPAT.md
 
 # Flux's table says how it was measured; its prefix is the site's, not named.
+# MPICH 5 (MPICH5_PMI_PREFIX: its client; MPICH5_PREFIX: its libmpi on this library)
+# likewise, when given.
 compat: compat-build pmix-bound-check
+	$(if $(MPICH5_PREFIX),$(MAKE) --no-print-directory mpich5-progs &&) \
 	COMPAT_THREE_HOSTS=1 COMPAT_FLUX_DOC=1 COMPAT_FLUX_COMMAND='make compat FLUX_PREFIX=<prefix>' \
-	  scripts/compat.sh $(COMPAT_OUT) $(COMPAT_DOC)
+	  COMPAT_MPICH5_DOC=1 MPICH5_PREFIX=$(MPICH5_PREFIX) scripts/compat.sh $(COMPAT_OUT) $(COMPAT_DOC)
 
 # The run writes its table into a copy of the committed file (a missing marker fails it);
 # the copy must then be the committed file, byte for byte.
 check-compat: compat-build pmix-bound-check
 	mkdir -p $(COMPAT_OUT)
 	cp $(COMPAT_DOC) $(COMPAT_OUT)/COMPAT.md
-	env -u FLUX_PREFIX scripts/compat.sh $(COMPAT_OUT) $(COMPAT_OUT)/COMPAT.md
+	env -u FLUX_PREFIX -u MPICH5_PMI_PREFIX -u MPICH5_PREFIX scripts/compat.sh $(COMPAT_OUT) $(COMPAT_OUT)/COMPAT.md
 	@if diff -u $(COMPAT_DOC) $(COMPAT_OUT)/COMPAT.md; then \
 	  echo "check-compat: $(COMPAT_DOC)'s compatibility table is what this run measured"; \
 	else \

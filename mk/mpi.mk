@@ -36,3 +36,30 @@ mpi-progs: $(addprefix $(MPI_BIN)/,$(MPI_PROGS))
 
 mpi-check-run: mpi-progs
 	MPIEXEC=$(MPIEXEC) MPI_TIMEOUT=$(MPI_TIMEOUT) mpi-tests/run-mpi-tests.sh $(MPI_BIN) $(LIB)
+
+# `make mpich5-check MPICH5_PREFIX=DIR`: MPICH 5's libmpi built by hand on this library
+# (configured --with-pmi= an install of it; docs/MPI.md says how: nothing in this tree
+# fetches or builds MPICH 5) runs classic programs and MPI-4 sessions under
+# MPICH5_LAUNCHERS (one harness kind each; -vc kinds need `make cluster`).
+MPICH5_PREFIX    ?=
+MPICH5_BIN       := $(BUILD)/mpich5-tests
+MPICH5_PROGS     := allreduce sessions
+MPICH5_LAUNCHERS ?= hydra5 prterun srun-pmix
+
+.PHONY: mpich5-check mpich5-progs
+
+$(MPICH5_BIN)/%: mpi-tests/%.c mpi-tests/mpit.h c-tests/check.h | lib
+	@test -x "$(MPICH5_PREFIX)/bin/mpicc" || { echo "mpich5-check: no MPICH5_PREFIX/bin/mpicc: build MPICH 5 on this library as docs/MPI.md says, then make mpich5-check MPICH5_PREFIX=<its prefix>"; exit 2; }
+	@mkdir -p $(MPICH5_BIN)
+	@# (libmpi's RUNPATH may name the system's folder first, where Slurm's libpmi.so.0,
+	@# without PMI_Barrier_group, would be taken for the link: docs/MPI.md.)
+	$(MPICH5_PREFIX)/bin/mpicc $(MPI_CFLAGS) -Wl,-rpath-link,$(CURDIR)/$(LIB) -o $@ $<
+
+mpich5-progs: $(addprefix $(MPICH5_BIN)/,$(MPICH5_PROGS))
+
+mpich5-check: lib mpich5-progs
+	@eval "$$(scripts/launchers.sh setup $(MPICH5_LAUNCHERS))" && rc=0 && \
+	for k in $(MPICH5_LAUNCHERS); do \
+	  LAUNCHER=$$k MPI_FLAVOUR=mpich5 MPI_TIMEOUT=$(MPI_TIMEOUT) \
+	    mpi-tests/run-mpi-tests.sh $(MPICH5_BIN) $(LIB) || rc=1; \
+	done; exit $$rc

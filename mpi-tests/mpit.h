@@ -8,6 +8,11 @@
 
 #include "../c-tests/check.h"
 
+/* The communicator a failed MPI call aborts (a sessions program has no MPI_COMM_WORLD). */
+#ifndef MPIT_ABORT_COMM
+#define MPIT_ABORT_COMM MPI_COMM_WORLD
+#endif
+
 /* An MPI call that must succeed (the error handler is set to return). */
 #define MPI_OK(call)                                                          \
     do {                                                                      \
@@ -17,7 +22,7 @@
             int mpit_len_ = 0;                                                \
             MPI_Error_string(mpit_rc_, mpit_msg_, &mpit_len_);                \
             check_fail(__FILE__, __LINE__, "%s failed: %s", #call, mpit_msg_); \
-            MPI_Abort(MPI_COMM_WORLD, 2);                                     \
+            MPI_Abort(MPIT_ABORT_COMM, 2);                                    \
         }                                                                     \
     } while (0)
 

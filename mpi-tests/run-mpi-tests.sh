@@ -4,6 +4,8 @@
 #   mpich  MPICH 4.0.2 ch3 built to load an external libpmi.so.0 (scripts/build-mpich.sh)
 #   impi   Intel MPI 2021.19's libmpi.so.12 (PyPI impi-rt), told to load this library by
 #          I_MPI_PMI_LIBRARY (IMPI_ROOT, HYDRA5_ROOT for its libfabric: launchers.sh setup impi)
+#   mpich5 MPICH 5's libmpi configured --with-pmi= an install of this library, built by
+#          hand (mpi-tests/mpich5.sh: classic programs and MPI-4 sessions)
 # Usage: mpi-tests/run-mpi-tests.sh BIN_DIR LIB_DIR   (MPI_TIMEOUT from the env)
 # Prints PASS/FAIL per run, NOTE lines for facts about the launcher, and finally
 #   mpi-check: N passed, N failed
@@ -21,6 +23,17 @@ if [ "${MPI_FLAVOUR:-mpich}" = impi ]; then
     exit
 fi
 
+# Two simulated nodes: ch3 must not try to resolve the fake host names. (Real hosts
+# resolve each other: scripts/cluster.sh gives each one /etc/hosts naming them all.)
+NODES2=()
+case $K in *-vc) ;; hydra*) NODES2=(-disable-hostname-propagation) ;; esac
+if [ "${MPI_FLAVOUR:-mpich}" = mpich5 ]; then
+    HARNESS_SUITE=mpich5-mpi
+    source "$harness_root/mpi-tests/mpich5.sh"
+    summary "mpich5-check ($K)"
+    exit
+fi
+
 # Proof that the MPI programs load our library: the dynamic linker's choice, then our
 # trace prefix from every rank of a real job.
 libmpi=$(resolved_libpmi "$BIN/allreduce" libmpi.so.12)
@@ -34,10 +47,6 @@ launcher "$K" 2
 run traced-by-our-libpmi 0 --expect log "libpmi[0] " --expect log "libpmi[1] " \
     --expect log "PMI_Init(" -- env PMI_DEBUG=1 "${L[@]}" "$BIN/allreduce" 2
 
-# Two simulated nodes: ch3 must not try to resolve the fake host names. (Real hosts
-# resolve each other: scripts/cluster.sh gives each one /etc/hosts naming them all.)
-NODES2=()
-case $K in *-vc) ;; hydra*) NODES2=(-disable-hostname-propagation) ;; esac
 launcher "$K" 4
 run allreduce-1node 0 -- "${L[@]}" "$BIN/allreduce" 4 4
 run allreduce-wrong-size nonzero -- "${L[@]}" "$BIN/allreduce" 5 # negative control: a check fails

@@ -14,7 +14,10 @@
 # Flux is run only where FLUX_PREFIX names an installed flux-core (CI has none): its
 # kinds, and the peers (c-tests/run-peers.sh) under COMPAT_PEER_LAUNCHERS, make
 # matrix-flux.md, which replaces the compat-flux markers' table only when COMPAT_FLUX_DOC=1
-# (make compat); a table is rewritten only when this run measured its rows.
+# (make compat); a table is rewritten only when this run measured its rows. Likewise
+# MPICH 5's own client (MPICH5_PMI_PREFIX: its src/pmi installed by hand) runs beside this
+# library under this run's PMI_FD launchers (c-tests/run-peers.sh, PEER=mpich5), in a
+# table of its own (matrix-mpich5.md; the compat-mpich5 markers' with COMPAT_MPICH5_DOC=1).
 # Exit status 1 when a case FAILed (the matrix is written all the same), 2 when DOC does
 # not hold each marker exactly once.
 # Needs the test programs built (make compat does that) and root for the private Slurm.
@@ -88,6 +91,19 @@ for K in "${kinds[@]}"; do
 done
 peer_kinds=()
 [ -z "$flux_ran" ] || read -r -a peer_kinds <<<"${COMPAT_PEER_LAUNCHERS:-flux flux-vc hydra4 hydra5 srun}"
+# MPICH 5's client (its src/pmi built alone and installed by hand: MPICH5_PMI_PREFIX)
+# beside this library, under the PMI_FD launchers of this run; its own table, which
+# replaces the compat-mpich5 markers' only with COMPAT_MPICH5_DOC=1.
+# MPICH 5's libmpi built on this library (MPICH5_PREFIX, its programs built by make
+# compat) runs classic and sessions programs under Hydra 5 and the PMIx launchers, in the
+# same table.
+mpich5_kinds=() mpich5_mpi_kinds=()
+for K in "${kinds[@]}"; do
+    case ${K%-vc} in hydra4 | hydra5 | impi | srun) [ -z "${MPICH5_PMI_PREFIX:-}" ] || mpich5_kinds+=("$K") ;; esac
+    case ${K%-vc} in hydra5 | prterun | srun-pmix)
+        [ -z "${MPICH5_PREFIX:-}" ] || [ ! -x "$B/mpich5-tests/sessions" ] || mpich5_mpi_kinds+=("$K") ;;
+    esac
+done
 export COMPAT_THREE_HOSTS=${COMPAT_THREE_HOSTS:-0}
 # Afterwards, stop what this run started: the Slurm and the Flux across the cluster
 # always, the cluster's hosts and the private Slurm of this host only if they were not
@@ -179,6 +195,19 @@ for K in "${peer_kinds[@]}"; do
     LAUNCHER=$K c-tests/run-peers.sh "$B/c-tests" "$B/lib" >"$out/peers-$K.txt" 2>&1 || status=1
     show "$out/peers-$K.txt"
 done
+# MPICH 5's own client beside this library, under the wire launchers of this run.
+for K in "${mpich5_kinds[@]}"; do
+    echo "== peers-mpich5 $K"
+    PEER=mpich5 LAUNCHER=$K c-tests/run-peers.sh "$B/c-tests" "$B/lib" >"$out/peers-mpich5-$K.txt" 2>&1 ||
+        status=1
+    show "$out/peers-mpich5-$K.txt"
+done
+for K in "${mpich5_mpi_kinds[@]}"; do
+    echo "== mpich5-mpi $K"
+    LAUNCHER=$K MPI_FLAVOUR=mpich5 mpi-tests/run-mpi-tests.sh "$B/mpich5-tests" "$B/lib" >"$out/mpich5-mpi-$K.txt" 2>&1 ||
+        status=1
+    show "$out/mpich5-mpi-$K.txt"
+done
 unset LAUNCHER
 
 # Launchers that start several processes without a PMI server the library can use: a
@@ -207,6 +236,17 @@ if [ -n "$flux_ran" ]; then
     } >"$out/matrix-flux.md"
     if [ "${COMPAT_FLUX_DOC:-0}" = 1 ] && [ -n "$doc" ]; then
         replace "$doc" compat-flux "$out/matrix-flux.md" || status=2
+    fi
+fi
+if [ "${#mpich5_kinds[@]}" != 0 ] || [ "${#mpich5_mpi_kinds[@]}" != 0 ]; then
+    {
+        printf 'Measured %s with MPICH %s (its client built alone from src/pmi; its libmpi built on this library): `%s`.\n' \
+            "$(date -u '+%Y-%m-%d')" "${MPICH5_VERSION:-5}" \
+            "COMPAT_LAUNCHERS=\"${kinds[*]}\" COMPAT_MPICH5_DOC=1 MPICH5_PMI_PREFIX=<prefix> MPICH5_PREFIX=<prefix> scripts/compat.sh OUT${doc:+ docs/COMPAT.md}"
+        scripts/matrix.awk -v peers=mpich5 "$HARNESS_RESULTS"
+    } >"$out/matrix-mpich5.md"
+    if [ "${COMPAT_MPICH5_DOC:-0}" = 1 ] && [ -n "$doc" ]; then
+        replace "$doc" compat-mpich5 "$out/matrix-mpich5.md" || status=2
     fi
 fi
 # What failed, again at the end (CI shows the tail of the output): each FAIL line with the

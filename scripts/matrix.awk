@@ -62,6 +62,17 @@ BEGIN {
     npr = split("flux flux-vc hydra4 hydra5 srun", prows, " ")
     pns["flux", "ours2"] = pns["flux-vc", "ours2"] = 1
     pns["flux", "fluxpmi-ours2"] = pns["flux-vc", "fluxpmi-ours2"] = 1
+    psuite = flux ? "peers" : ""
+    # With -v peers=mpich5, MPICH 5's client's peers table alone (run-peers.sh's
+    # PEER=mpich5: its suite "peers-mpich5").
+    if (peers == "mpich5") {
+        psuite = "peers-mpich5"
+        npc = split("ours mpich5 ours2 mpich52", pcols, " ")
+        phead["mpich5"] = "MPICH 5's `libpmi.so.0`"
+        phead["mpich52"] = "MPICH 5's client as `libpmi2.so.0`"
+        npr = split("hydra4 hydra5 impi srun hydra4-vc hydra5-vc impi-vc srun-vc", prows, " ")
+        for (r = 1; r <= 4; r++) short[prows[r] "-vc"] = short[prows[r]] " across 2 hosts"
+    }
 }
 function add_dev(k, id) {
     if (!((k, id) in seen)) { seen[k, id] = 1; ids[k, ++nids[k]] = id }
@@ -86,8 +97,15 @@ function family(suite, name) {
 {
     suite = $1; k = $2; name = $3; verdict = $4
     # Flux's rows and peers are its own tables' (flux=1), never the main ones.
-    if (suite == "peers") {
-        if (!flux) next
+    # MPICH 5's libmpi on this library (mpi-tests/mpich5.sh): its own table (peers=mpich5).
+    if (suite == "mpich5-mpi") {
+        if (peers != "mpich5") next
+        m5ran[k] = 1; m5total[k]++
+        if (verdict != "PASS") m5bad[k]++
+        next
+    }
+    if (suite ~ /^peers/) {
+        if (suite != psuite) next
         split(name, part, ":"); c = part[1]
         if (part[2] == "loads") next
         pran[k] = 1; ptotal[k, c]++
@@ -129,6 +147,11 @@ function family(suite, name) {
     } else if (verdict != "PASS") bad[k, f]++
 }
 END {
+    if (peers != "") {
+        peer_table()
+        if (peers == "mpich5") mpich5_table()
+        exit
+    }
     line = "| server, launch mode |"; sep = "|---|"
     for (c = 1; c <= ncol; c++) { line = line " " head[cols[c]] " |"; sep = sep "---|" }
     print line " deviations |"
@@ -161,9 +184,11 @@ END {
             print "| " p[1] " | " (p[2] == "PASS" ? "pass" : "**FAIL**") " | " p[3] " |"
         }
     }
-    if (!flux) exit
-    # The peers: each client's cases under each launcher ("pass P/N"; Flux's clients'
-    # differences, DIFF, are findings listed below the table).
+    if (flux) peer_table()
+}
+# The peers: each client's cases under each launcher ("pass P/N"; the other clients'
+# differences, DIFF, are findings listed below the table).
+function peer_table(    line, sep, c, r, k, f, cell, i) {
     line = "| launcher |"; sep = "|---|"
     for (c = 1; c <= npc; c++) { line = line " " phead[pcols[c]] " |"; sep = sep "---|" }
     print ""
@@ -189,5 +214,22 @@ END {
         print "| launcher | client | program | where it differs (its first failed check) |"
         print "|---|---|---|---|"
         for (i = 1; i <= npn; i++) print pnote[i]
+    }
+}
+# MPICH 5's libmpi on this library under each launcher: "pass N/N" (classic programs and
+# MPI-4 sessions, with their negative controls).
+function mpich5_table(    r, k, n) {
+    n = split("hydra5 prterun srun-pmix hydra5-vc prterun-vc srun-pmix-vc", m5rows, " ")
+    short["srun-pmix-vc"] = short["srun-pmix"] " across 2 hosts"
+    short["prterun-vc"] = short["prterun"] " across 2 hosts"
+    short["hydra5-vc"] = short["hydra5"] " across 2 hosts"
+    print ""
+    print "| launcher | MPICH 5's libmpi on this library (classic and sessions programs) |"
+    print "|---|---|"
+    for (r = 1; r <= n; r++) {
+        k = m5rows[r]
+        if (!(k in m5ran)) continue
+        if (k in m5bad) print "| " short[k] " | **FAIL " m5bad[k] "/" m5total[k] "** |"
+        else print "| " short[k] " | pass " m5total[k] "/" m5total[k] " |"
     }
 }
