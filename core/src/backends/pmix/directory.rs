@@ -13,6 +13,10 @@ use crate::store::{Slot, Store};
 /// (`encode_item`).
 pub(super) const DIR_KEY: &str = "libpmi:dir:";
 
+/// A process's entry at a PMI 1.2 group barrier between barriers F - 1 and F: the same
+/// text as barrier F's entry will be, so far (put again, whole, at each group barrier).
+pub(super) const GROUP_DIR_KEY: &str = "libpmi:gdir:";
+
 /// The longest value that travels in a directory entry beside its name (a business card
 /// of MPICH or Intel MPI is 50 to 300 bytes).
 const INLINE_VALUE_MAX: usize = 1024;
@@ -66,6 +70,13 @@ impl Directory {
         };
         value.extend_from_slice(&self.pending);
         (format!("{DIR_KEY}{}", self.fences), value)
+    }
+
+    /// This process's entry for a group barrier (`GROUP_DIR_KEY`): its key, and the text
+    /// its next barrier's entry would have now. Nothing stops being pending.
+    pub(super) fn group_entry(&self) -> (String, Vec<u8>) {
+        let (_, value) = self.entry();
+        (format!("{GROUP_DIR_KEY}{}", self.fences), value)
     }
 
     /// The entry of [`Directory::entry`] was put: the names in it are no longer pending.
@@ -235,6 +246,28 @@ mod tests {
         assert_eq!(dir.known.arena_len(), 0);
         assert_eq!(dir.seen(b"card-0"), Some(Seen::Owner(3)));
         assert_eq!(dir.seen(b"node-attr"), Some(Seen::Owner(3)));
+    }
+
+    #[test]
+    fn a_group_entry_names_what_the_next_entry_will_and_leaves_it_pending() {
+        let mut dir = Directory {
+            fences: 2,
+            ..Directory::default()
+        };
+        dir.add_own(1, b"a", Some(b"1"));
+        let (key, first) = dir.group_entry();
+        assert_eq!(key, "libpmi:gdir:2");
+        dir.add_own(1, b"b", None);
+        let (_, second) = dir.group_entry();
+        let (previous, items) = split_entry(&second).unwrap();
+        assert_eq!(previous, None);
+        assert_eq!(items, vec![(&b"a"[..], Some(&b"1"[..])), (&b"b"[..], None)]);
+        assert!(second.starts_with(&first));
+        assert_eq!(
+            dir.entry().1,
+            second,
+            "the barrier's entry still names both"
+        );
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub mod watch;
 
 use abi::{Proc, KEY_LEN, NSPACE_LEN, RANK_UNDEF, RANK_WILDCARD};
 use calls::{Answer, AppSpec, Lib};
-use directory::{split_entry, Directory, Seen, DIR_KEY};
+use directory::{split_entry, Directory, Seen, DIR_KEY, GROUP_DIR_KEY};
 pub use search::load;
 
 use crate::api::Maxes;
@@ -414,14 +414,32 @@ impl Pmix {
     }
 
     /// `key` from the first peer of a group barrier since the last barrier of the whole
-    /// job that has it (their data was collected by the group's fence: asked without
-    /// waiting); `None` when none has.
+    /// job that has it; `None` when none has. Asked without waiting first (the group's
+    /// fence collected their data); then by the group entry each peer put before that
+    /// fence (`GROUP_DIR_KEY`), which names the keys it put: an owner's key is asked of
+    /// it and waited for, as PMIx fetches it from the owner's host. (Under prterun across
+    /// hosts a fence over part of the job left the members' data on their own hosts.)
     fn ask_group_peers(&self, key: &[u8]) -> Option<Answer> {
-        self.group_peers
-            .iter()
-            .filter(|&&rank| rank != self.me.rank())
-            .filter_map(|&rank| calls::proc_of(self.me.nspace(), rank))
-            .find_map(|who| self.fetch_with(&who, key, true).ok())
+        let peers = || {
+            self.group_peers
+                .iter()
+                .filter(|&&rank| rank != self.me.rank())
+                .filter_map(|&rank| calls::proc_of(self.me.nspace(), rank))
+        };
+        if let Some(answer) = peers().find_map(|who| self.fetch_with(&who, key, true).ok()) {
+            return Some(answer);
+        }
+        let entry = format!("{GROUP_DIR_KEY}{}", self.dir.fences);
+        peers().find_map(|who| {
+            let Ok(Answer::Text(text)) = self.fetch_with(&who, entry.as_bytes(), false) else {
+                return None;
+            };
+            let (_, items) = split_entry(&text)?;
+            match items.into_iter().find(|(name, _)| *name == key)? {
+                (_, Some(value)) => Some(Answer::Text(value.to_vec())),
+                (_, None) => self.fetch_with(&who, key, false).ok(),
+            }
+        })
     }
 
     /// `key` was put by this process (`Directory::add_own`).
@@ -538,6 +556,11 @@ impl Backend for Pmix {
         if procs.len() != ranks.len() {
             return Err(self.failed("PMIx_Fence(group)", abi::ERR_BAD_PARAM));
         }
+        // The names put since the last barrier of the whole job, for the group's members
+        // (`ask_group_peers`), committed with them.
+        let (key, value) = self.dir.group_entry();
+        let rc = self.lib.put(key.as_bytes(), &value);
+        self.check(&format!("PMIx_Put(global, \"{key}\")"), rc)?;
         self.commit()?;
         let rc = self.lib.fence_of(&procs, true, self.timeout);
         if rc != 0 {
