@@ -61,14 +61,16 @@ launcher_pid() { # PID
         comm_of "$p" | grep -qE '^(mpiexec\.hydra|mpiexec|srun|prterun)$' && { echo "$p"; return; }
     done
 }
-# The job's processes: each rank's (from its .wait file), the launcher's processes that
-# started them (their parents, at the start), with the host each is on: "PID NAME HOST".
-job=()
+# The job's processes: each rank's (from its .wait file; ranks[R] its pid), the
+# launcher's processes that started them (their parents, at the start), with the host
+# each is on: "PID NAME HOST".
+job=() ranks=()
 job_of() { # DIR
     local r pid host parent
-    job=()
+    job=() ranks=()
     for r in 0 1 2 3; do
         read -r pid host <<<"$(sed -n 's/.* on \([^ ]*\) pid \([0-9]*\) since .*/\2 \1/p' "$1/rank-$r.wait")"
+        ranks+=("$pid")
         job+=("$pid rank-$r $host")
         parent=$(awk '{print $4}' "/proc/$pid/stat" 2>/dev/null)
         [ -z "$parent" ] || [[ " ${job[*]} " == *" $parent "* ]] || job+=("$parent $(comm_of "$parent") $host")
@@ -111,7 +113,7 @@ run_case() { # FAULT CALL API
     local name=hostfail-$fault-$call-$api d=$logdir/hostfail-$fault-$call-$api
     rm -rf "$d" && mkdir -p "$d"
     launcher "$K" 4 2
-    job=()
+    job=() ranks=()
     # (In a subshell that records its status: a job killed by a signal is not reported.)
     (
         env ${T:+PMI_TIMEOUT=$T} "${L[@]}" "$b/$prog" "$call" "$d" >"$d/launcher.log" 2>&1
@@ -131,9 +133,9 @@ run_case() { # FAULT CALL API
     sleep 1 # (every waiting rank is in its call)
     local r pids=() lpid server
     job_of "$d"
-    for r in 0 1; do pids+=("${job[r]%% *}"); done
+    pids=("${ranks[0]}" "${ranks[1]}")
     lpid=$(launcher_pid "$bg")
-    server=$(awk '{print $4}' "/proc/${job[3]%% *}/stat" 2>/dev/null)
+    server=$(awk '{print $4}' "/proc/${ranks[3]}/stat" 2>/dev/null)
     local t0 victims=""
     t0=$(now)
     case $fault in
