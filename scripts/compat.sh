@@ -178,7 +178,7 @@ for K in "${kinds[@]}"; do
     # on two simulated nodes, with COMPAT_HOSTFAIL=1 (make compat; never check-compat, for
     # CI's time): a failing case is a finding about the launcher, in its own table, and
     # does not change this run's status.
-    case $K in hydra4 | hydra5 | impi | *-vc) hostfail=${COMPAT_HOSTFAIL:-0} ;; *) hostfail=0 ;; esac
+    case $K in hydra4 | hydra4-port | hydra5 | impi | *-vc) hostfail=${COMPAT_HOSTFAIL:-0} ;; *) hostfail=0 ;; esac
     if [ "$hostfail" = 1 ] && [ "$K" != flux-vc ]; then
         HOSTFAIL_LOGS=$out/hostfail-logs-$K scripts/hostfail.sh "$B/c-tests" "$B/lib" >"$out/hostfail-$K.txt" 2>&1
         tail -n 1 "$out/hostfail-$K.txt"

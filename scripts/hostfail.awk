@@ -12,6 +12,7 @@ BEGIN {
     title["prterun-vc"] = "`prterun`"
     # On this host, two simulated nodes (no link to cut).
     title["hydra4"] = "Hydra 4.0.2, `PMI_FD`, one host"; title["hydra5"] = "Hydra 5.0.2, one host"
+    title["hydra4-port"] = "Hydra 4.0.2, `-pmi-port`, one host"
     title["impi"] = "Intel MPI Hydra, one host"
     fault["link"] = "vc2's link cut"; fault["proxy"] = "rank 3's proxy or daemon killed"
     fault["launcher"] = "the launcher killed"
@@ -24,7 +25,7 @@ $1 == "hostfail" {
     gsub(/pid [0-9]+/, "pid N", detail)
     gsub(/ \([0-9]+\)/, "", detail)
     gsub(/PMI_FD [0-9]+/, "PMI_FD N", detail)
-    gsub(/PMI_PORT [0-9.]+:[0-9]+/, "PMI_PORT ADDR:PORT", detail)
+    gsub(/PMI_PORT [^ ]+ /, "PMI_PORT HOST:PORT ", detail)
     gsub(/tcp4:\/\/[0-9.]+:[0-9]+/, "tcp4://ADDR:PORT", detail)
     gsub(/-[0-9]+@/, "-N@", detail)
     row[++n] = "| " ($2 in title ? title[$2] : $2) " | " fault[part[2]] " | " \
