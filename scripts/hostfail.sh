@@ -91,7 +91,17 @@ alive() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null && [ "$(awk '{print $3}' "/pro
 # job cancelled and its nodes idle again.
 restore() { # LAUNCHER_BACKGROUND_PID
     local i p j
-    ! launcher_is_vc "$K" || ip link set lpvc2 up 2>/dev/null
+    if launcher_is_vc "$K"; then
+        # Up again, and until vc2 reaches the bridge's address again (a connection refused
+        # there, not "No route to host": its neighbour entry failed while the link was
+        # down), at most 30 s.
+        ip link set lpvc2 up 2>/dev/null
+        for ((i = 0; i < 60; i++)); do
+            ip netns exec libpmi-vc2 bash -c "exec 3<>/dev/tcp/${CLUSTER_NET:-10.213.77}.1/1" 2>&1 |
+                grep -q refused && break
+            sleep 0.5
+        done
+    fi
     for p in $(tree_of "$1"); do [ "$p" = "$1" ] || kill -KILL "$p" 2>/dev/null; done
     for j in "${job[@]}"; do kill -KILL "${j%% *}" 2>/dev/null; done
     wait "$1" 2>/dev/null
