@@ -6,10 +6,10 @@
 # exit, what was left on the hosts). timeout names PMI_TIMEOUT in the heading.
 BEGIN {
     FS = "\t"
-    title["hydra4-vc"] = "Hydra 4.0.2, `PMI_FD`"; title["hydra4-port-vc"] = "Hydra 4.0.2, `-pmi-port`"
-    title["hydra5-vc"] = "Hydra 5.0.2"; title["impi-vc"] = "Intel MPI Hydra"
-    title["srun-vc"] = "`srun --mpi=pmi2`"; title["srun-pmix-vc"] = "`srun --mpi=pmix`"
-    title["prterun-vc"] = "`prterun`"
+    title["hydra4-vc"] = "Hydra 4.0.2, `PMI_FD`, 2 hosts"; title["hydra4-port-vc"] = "Hydra 4.0.2, `-pmi-port`, 2 hosts"
+    title["hydra5-vc"] = "Hydra 5.0.2, 2 hosts"; title["impi-vc"] = "Intel MPI Hydra, 2 hosts"
+    title["srun-vc"] = "`srun --mpi=pmi2`, 2 hosts"; title["srun-pmix-vc"] = "`srun --mpi=pmix`, 2 hosts"
+    title["prterun-vc"] = "`prterun`, 2 hosts"
     # On this host, two simulated nodes (no link to cut).
     title["hydra4"] = "Hydra 4.0.2, `PMI_FD`, one host"; title["hydra5"] = "Hydra 5.0.2, one host"
     title["hydra4-port"] = "Hydra 4.0.2, `-pmi-port`, one host"
@@ -28,6 +28,7 @@ $1 == "hostfail" {
     gsub(/PMI_PORT [^ ]+ /, "PMI_PORT HOST:PORT ", detail)
     gsub(/tcp4:\/\/[0-9.]+:[0-9]+/, "tcp4://ADDR:PORT", detail)
     gsub(/-[0-9]+@/, "-N@", detail)
+    gsub(/pmix-server\.[0-9]+/, "pmix-server.N", detail)
     row[++n] = "| " ($2 in title ? title[$2] : $2) " | " fault[part[2]] " | " \
         (part[3] == "get" ? "a get" : "barrier") " | " (part[4] == "pmi2" ? "PMI-2" : "PMI-1") " | " \
         verdict " | " detail " |"
