@@ -110,7 +110,9 @@ restore() { # LAUNCHER_BACKGROUND_PID
         "${slurm[@]}" squeue -h -o %i | xargs -r "${slurm[@]}" scancel
         for ((i = 0; i < 60; i++)); do
             [ -z "$("${slurm[@]}" sinfo -h -N -o '%N %T' | grep -v ' idle$')" ] && break
-            [ "$i" = 20 ] && "${slurm[@]}" scontrol update nodename=vc2 state=resume 2>/dev/null
+            # (A node that did not answer while its link was down is marked down.)
+            "${slurm[@]}" sinfo -h -N -o '%N %T' | grep -q '^vc2 down' &&
+                "${slurm[@]}" scontrol update nodename=vc2 state=resume 2>/dev/null
             sleep 1
         done
         ;;
