@@ -35,10 +35,10 @@ RUST_A2  := $(TARGET_DIR)/release/libpmi2.a
 PROBE    := $(TARGET_DIR)/release/pmi-probe
 BIN      := $(BUILD)/bin
 TESTS    := exchange info barrier validation abort clique names spawn options singleton threads \
-            fork stalefd sigsafe memory stopped_server dead_processes groups values
+            fork stalefd sigsafe memory stopped_server dead_processes groups values hostfail
 # The PMI-2 programs, built against include/pmi2.h and libpmi2.so.0.
 TESTS2   := pmi2_exchange pmi2_validation pmi2_ring pmi2_names pmi2_spawn pmi2_threads pmi2_abort \
-            pmi2_values
+            pmi2_values pmi2_hostfail
 TEST_BINS := $(addprefix $(TBIN)/,$(TESTS) $(TESTS2) two_libs)
 RUST_SRC := $(shell find core/src libpmi/src libpmi2/src probe/src -name '*.rs') Cargo.toml Cargo.lock \
             core/Cargo.toml core/build.rs core/src/sibling.c libpmi/Cargo.toml libpmi2/Cargo.toml probe/Cargo.toml \
@@ -114,6 +114,10 @@ $(1)/pmi2_threads: c-tests/threads.c c-tests/check.h $(3)
 $(1)/pmi2_values: c-tests/values.c c-tests/check.h $(3)
 	mkdir -p $(1)
 	$$(call $(2),pmi2) -DVALUES_PMI2
+
+$(1)/pmi2_hostfail: c-tests/hostfail.c c-tests/check.h $(3)
+	mkdir -p $(1)
+	$$(call $(2),pmi2) -DHOSTFAIL_PMI2
 
 $(1)/pmi2_%: c-tests/pmi2_%.c c-tests/check.h $(3)
 	mkdir -p $(1)

@@ -435,7 +435,8 @@ if [ "${HARNESS_STATIC:-0}" != 1 ] && [ -z "${SANITIZED:-}" ]; then
     # one that never answers: the limit ends the wait (each run bounded: a hang fails).
     if fake_server close; then
         run advice-closed 1 --count 1 '"fault":"closed"' \
-            --count 1 '"next":"the process manager closed the connection' --absent log "--pmi2" -- \
+            --count 1 '"next":"the process manager closed the connection' --absent log "--pmi2" \
+            --expect log "the process manager at PMI_PORT 127.0.0.1:$FAKE_PORT closed the connection" -- \
             env PMI_PORT=127.0.0.1:$FAKE_PORT PMI_ID=0 timeout 20 "$probe" --json
         fake_server_stop
     else
@@ -455,7 +456,7 @@ if [ "${HARNESS_STATIC:-0}" != 1 ] && [ -z "${SANITIZED:-}" ]; then
     if fake_server silent; then
         run advice-timeout-option 1 --count 1 '"fault":"timeout"' \
             --count 1 '"timeout_s":2,"timeout_from":"--timeout"' \
-            --expect log "no reply (cmd=initack) from the process manager in 2 s (PMI_TIMEOUT)" \
+            --expect log "no reply (cmd=initack) from the process manager at PMI_PORT 127.0.0.1:$FAKE_PORT in 2 s (PMI_TIMEOUT)" \
             --count 1 '"next":"no answer within the limit of 2 s (--timeout): ' -- \
             env PMI_PORT=127.0.0.1:$FAKE_PORT PMI_ID=0 PMI_TIMEOUT=600 timeout 20 "$probe" --json --timeout 2
         run advice-timeout-pmi-timeout 1 --expect log "; limit 1 s (PMI_TIMEOUT)" \
@@ -464,7 +465,7 @@ if [ "${HARNESS_STATIC:-0}" != 1 ] && [ -z "${SANITIZED:-}" ]; then
         # Without PMI_TIMEOUT: the probe's own limit (a minute), not a wait for ever.
         run advice-timeout-default 1 --count 1 '"fault":"timeout"' \
             --count 1 '"timeout_s":60,"timeout_from":"default"' \
-            --expect log "no reply (cmd=initack) from the process manager in 60 s (PMI_TIMEOUT)" -- \
+            --expect log "no reply (cmd=initack) from the process manager at PMI_PORT 127.0.0.1:$FAKE_PORT in 60 s (PMI_TIMEOUT)" -- \
             env PMI_PORT=127.0.0.1:$FAKE_PORT PMI_ID=0 timeout 90 "$probe" --json
         fake_server_stop
     else

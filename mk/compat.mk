@@ -4,7 +4,8 @@
 # 5.0.11's prterun), on one host and across the virtual cluster's hosts
 # (scripts/cluster.sh), runs the portable C tests, the drop-in swap, both conformance
 # kits and the MPI programs; launchers without a server the library can use must
-# refuse. scripts/compat.sh writes build/compat/matrix.md and the tables in
+# refuse; across hosts, make compat also fails a host mid-job (scripts/hostfail.sh).
+# scripts/compat.sh writes build/compat/matrix.md and the tables in
 # docs/COMPAT.md between their markers (the text around them is written by hand).
 #
 #   make compat          run everything, three hosts too, and rewrite docs/COMPAT.md's
@@ -12,7 +13,9 @@
 #   make compat FLUX_PREFIX=DIR   the same and Flux too (an installed flux-core: nothing
 #                        here fetches or builds it), whose table of its own is rewritten
 #   make check-compat    one and two hosts, and fail if docs/COMPAT.md's table differs
-#                        (never Flux: CI has none, and Flux's table is left as it is)
+#                        (never Flux: CI has none, and Flux's table is left as it is;
+#                        never the hosts that fail mid-job, scripts/hostfail.sh: CI has
+#                        no time for them, and their table is left as it is)
 #   make impi-check      Intel MPI's libmpi.so.12 on this library under Hydra 4.0.2
 
 COMPAT_OUT := $(BUILD)/compat
@@ -52,7 +55,8 @@ COMPAT_DOC := docs/COMPAT.md
 # likewise, when given.
 compat: compat-build pmix-bound-check
 	$(if $(MPICH5_PREFIX),$(MAKE) --no-print-directory mpich5-progs &&) \
-	COMPAT_THREE_HOSTS=1 COMPAT_FLUX_DOC=1 COMPAT_FLUX_COMMAND='make compat FLUX_PREFIX=<prefix>' \
+	COMPAT_THREE_HOSTS=1 COMPAT_HOSTFAIL=1 COMPAT_FLUX_DOC=1 \
+	  COMPAT_FLUX_COMMAND='make compat FLUX_PREFIX=<prefix>' \
 	  COMPAT_MPICH5_DOC=1 MPICH5_PREFIX=$(MPICH5_PREFIX) scripts/compat.sh $(COMPAT_OUT) $(COMPAT_DOC)
 
 # The run writes its table into a copy of the committed file (a missing marker fails it);

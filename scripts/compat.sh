@@ -11,6 +11,8 @@
 # by matrix.md (and with COMPAT_THREE_HOSTS=1 the one between the compat3 markers by
 # matrix-3hosts.md). --replace does that one step alone: the lines between DOC's
 # "<!-- MARK:begin -->" and "<!-- MARK:end -->" become the file TABLE.
+# With COMPAT_HOSTFAIL=1 (make compat) each KIND-vc also runs scripts/hostfail.sh, whose
+# table replaces the one between the compat-hostfail markers.
 # Flux is run only where FLUX_PREFIX names an installed flux-core (CI has none): its
 # kinds, and the peers (c-tests/run-peers.sh) under COMPAT_PEER_LAUNCHERS, make
 # matrix-flux.md, which replaces the compat-flux markers' table only when COMPAT_FLUX_DOC=1
@@ -85,7 +87,7 @@ else
 fi
 kinds=(${COMPAT_LAUNCHERS:-$one_host $(printf '%s-vc ' $one_host) $fluxes})
 # Which tables this run measures: the main ones (any kind but Flux's), Flux's.
-main_ran= flux_ran=
+main_ran= flux_ran= hostfail_ran=
 for K in "${kinds[@]}"; do
     case $K in flux | flux-vc) flux_ran=1 ;; *) main_ran=1 ;; esac
 done
@@ -188,6 +190,16 @@ for K in "${kinds[@]}"; do
             status=1
         show "$out/impi-$K.txt"
     fi
+    # Hosts that fail mid-job (scripts/hostfail.sh), across two hosts and under the Hydras
+    # on two simulated nodes, with COMPAT_HOSTFAIL=1 (make compat; never check-compat, for
+    # CI's time): a failing case is a finding about the launcher, in its own table, and
+    # does not change this run's status.
+    case $K in hydra4 | hydra4-port | hydra5 | impi | *-vc) hostfail=${COMPAT_HOSTFAIL:-0} ;; *) hostfail=0 ;; esac
+    if [ "$hostfail" = 1 ] && [ "$K" != flux-vc ]; then
+        HOSTFAIL_LOGS=$out/hostfail-logs-$K scripts/hostfail.sh "$B/c-tests" "$B/lib" >"$out/hostfail-$K.txt" 2>&1
+        tail -n 1 "$out/hostfail-$K.txt"
+        hostfail_ran=1
+    fi
 done
 # Flux's own clients beside this library, and flux pmi driving it, under each launcher.
 for K in "${peer_kinds[@]}"; do
@@ -223,6 +235,11 @@ scripts/matrix.awk -v hosts3=1 "$HARNESS_RESULTS" >"$out/matrix-3hosts.md"
 if [ -n "$main_ran" ] && [ -n "$doc" ]; then
     replace "$doc" compat "$out/matrix.md" || status=2
     [ "$COMPAT_THREE_HOSTS" != 1 ] || replace "$doc" compat3 "$out/matrix-3hosts.md" || status=2
+fi
+# The hosts that failed, with PMI_TIMEOUT as the runs had it.
+if [ -n "$hostfail_ran" ]; then
+    scripts/hostfail.awk -v timeout="${HOSTFAIL_PMI_TIMEOUT-5}" "$HARNESS_RESULTS" >"$out/matrix-hostfail.md"
+    [ -z "$doc" ] || replace "$doc" compat-hostfail "$out/matrix-hostfail.md" || status=2
 fi
 # Flux's table, with what was measured and how (CI never re-runs it).
 if [ -n "$flux_ran" ]; then

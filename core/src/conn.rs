@@ -44,6 +44,9 @@ pub struct Conn {
     broken: Cell<bool>,
     /// `PMI_TIMEOUT`: how long a reply may take, in milliseconds (None: no limit).
     timeout_ms: Option<i32>,
+    /// `PMI_PORT`'s `host:port` as shown, for the lines that name the server lost;
+    /// `None` for an fd (`PMI_FD`), named by its number and its peer ([`Conn::server`]).
+    port: Option<String>,
 }
 
 impl Conn {
@@ -124,6 +127,7 @@ impl Conn {
             .map_err(|e| format!("cannot set TCP_NODELAY on PMI_PORT {shown}: {e}"))?;
         let mut conn = Conn::new(OwnedFd::from(stream));
         conn.set_timeout(timeout);
+        conn.port = Some(shown);
         Ok(conn)
     }
 
@@ -138,6 +142,7 @@ impl Conn {
             end: 0,
             broken: Cell::new(false),
             timeout_ms: None,
+            port: None,
         }
     }
 
@@ -198,9 +203,10 @@ impl Conn {
                 Some(libc::EINTR) => continue,
                 Some(libc::EAGAIN) => self.wait(libc::POLLOUT)?,
                 _ => {
-                    return Err(
-                        self.fail(format_args!("cannot write to the process manager: {err}"))
-                    )
+                    return Err(self.fail(format_args!(
+                        "cannot write to the process manager at {}: {err}",
+                        self.server()
+                    )))
                 }
             }
         }
@@ -237,9 +243,11 @@ impl Conn {
             if let (Some(deadline), Some(ms)) = (deadline, self.timeout_ms) {
                 if !self.ready_by(deadline)? {
                     return Err(self.fail(format_args!(
-                        "no reply (cmd={}{}) from the process manager in {} s (PMI_TIMEOUT)",
+                        "no reply (cmd={}{}) from the process manager at {} in {} s \
+                         (PMI_TIMEOUT)",
                         awaited.escape_ascii(),
                         framing.suffix,
+                        self.server(),
                         ms / 1000
                     )));
                 }
@@ -333,13 +341,37 @@ impl Conn {
             return Ok(Read::Got);
         }
         if n == 0 {
-            return Err(self.fail(format_args!("the process manager closed the connection")));
+            return Err(self.fail(format_args!(
+                "the process manager at {} closed the connection",
+                self.server()
+            )));
         }
         let err = io::Error::last_os_error();
         match err.raw_os_error() {
             Some(libc::EINTR) => Ok(Read::Interrupted),
             Some(libc::EAGAIN) => Ok(Read::WouldBlock),
-            _ => Err(self.fail(format_args!("cannot read from the process manager: {err}"))),
+            _ => Err(self.fail(format_args!(
+                "cannot read from the process manager at {}: {err}",
+                self.server()
+            ))),
+        }
+    }
+
+    /// The server, as the lines that say it was lost name it: `PMI_PORT host:port`, or
+    /// `PMI_FD n`, with the pid that made the socket and that process's name when the
+    /// kernel still knows them (for a socketpair, the launcher's process on this node
+    /// that serves it: Hydra's proxy, Slurm's `slurmstepd`). Only computed on a failure.
+    pub fn server(&self) -> String {
+        if let Some(port) = &self.port {
+            return format!("PMI_PORT {port}");
+        }
+        let fd = self.raw_fd();
+        match peer_pid(fd) {
+            Some(pid) => match process_name(pid) {
+                Some(name) => format!("PMI_FD {fd} (pid {pid}, {name})"),
+                None => format!("PMI_FD {fd} (pid {pid}, no longer running)"),
+            },
+            None => format!("PMI_FD {fd}"),
         }
     }
 
@@ -471,6 +503,37 @@ impl Drop for Conn {
     }
 }
 
+/// The pid of the process that made the other end of the Unix socket `fd` (for a
+/// socketpair, the one that made the pair), from `SO_PEERCRED`; `None` for another kind
+/// of socket or when the kernel has none.
+fn peer_pid(fd: RawFd) -> Option<libc::pid_t> {
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` is a live ucred on the stack and `len` its size; the kernel writes
+    // at most `len` bytes. An fd that is not a Unix socket only makes the call fail.
+    let got = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&raw mut cred).cast(),
+            &mut len,
+        )
+    };
+    (got == 0 && cred.pid > 0).then_some(cred.pid)
+}
+
+/// A process's name (`/proc/PID/comm`), while it lives (a zombie's too).
+fn process_name(pid: libc::pid_t) -> Option<String> {
+    let comm = std::fs::read(format!("/proc/{pid}/comm")).ok()?;
+    let name = comm.strip_suffix(b"\n").unwrap_or(&comm);
+    (!name.is_empty()).then(|| name.escape_ascii().to_string())
+}
+
 fn set_cloexec(fd: RawFd) -> io::Result<()> {
     // SAFETY: F_SETFD only sets the descriptor flags of an open fd; FD_CLOEXEC is the
     // only descriptor flag there is, so nothing else is cleared.
@@ -483,6 +546,62 @@ fn set_cloexec(fd: RawFd) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::pmi1::LINES;
+    use std::os::unix::net::UnixStream;
+
+    /// The lines `fatal` kept that hold `text` (other tests of this binary may keep
+    /// theirs meanwhile).
+    fn said(text: &str) -> Vec<String> {
+        trace::take_fatal()
+            .into_iter()
+            .filter(|l| l.contains(text))
+            .collect()
+    }
+
+    /// A lost server is named in its one line: an fd by its number, the pid that made
+    /// the socketpair and that process's name (here this very process).
+    #[test]
+    fn a_closed_pmi_fd_is_named_with_the_process_that_serves_it() {
+        trace::keep_fatal();
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let mut conn = Conn::new(OwnedFd::from(ours));
+        let fd = conn.raw_fd();
+        let comm = std::fs::read_to_string("/proc/self/comm").unwrap();
+        let want = format!(
+            "PMI_FD {fd} (pid {}, {})",
+            std::process::id(),
+            comm.strip_suffix('\n').unwrap().as_bytes().escape_ascii()
+        );
+        assert_eq!(conn.server(), want);
+        drop(theirs);
+        assert_eq!(conn.recv(b"barrier_out", &LINES), Err(PmiError::Fail));
+        let line = format!("the process manager at {want} closed the connection");
+        assert_eq!(said(&line), vec![line]);
+    }
+
+    /// `PMI_PORT`'s server by its address, in a timeout's line as in a closed one's.
+    #[test]
+    fn a_lost_pmi_port_is_named_by_its_address() {
+        trace::keep_fatal();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let mut conn = Conn::connect("127.0.0.1", port, Some(1)).unwrap();
+        let (peer, _) = listener.accept().unwrap();
+        assert_eq!(conn.server(), format!("PMI_PORT 127.0.0.1:{port}"));
+        assert_eq!(conn.recv(b"barrier_out", &LINES), Err(PmiError::Fail));
+        let line = format!(
+            "no reply (cmd=barrier_out) from the process manager at PMI_PORT \
+             127.0.0.1:{port} in 1 s (PMI_TIMEOUT)"
+        );
+        assert_eq!(said(&line), vec![line]);
+        drop(peer);
+        let mut conn = Conn::connect("127.0.0.1", port, None).unwrap();
+        drop(listener.accept().unwrap());
+        assert_eq!(conn.recv(b"barrier_out", &LINES), Err(PmiError::Fail));
+        let line =
+            format!("the process manager at PMI_PORT 127.0.0.1:{port} closed the connection");
+        assert_eq!(said(&line), vec![line]);
+    }
 
     /// The host as PMI_PORT writes it: a newline escaped (the message stays one line),
     /// an IPv6 address in brackets. (Port 1 on the loopback: refused, or the address is

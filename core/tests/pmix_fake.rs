@@ -285,7 +285,10 @@ fn abort_is_bounded_and_aims_right() {
     let (status, _, _, stderr) = run("fence", false);
     assert_eq!(status.code(), Some(3), "{stderr}");
     assert!(
-        stderr.contains("libpmi[0]: PMI_Barrier: PMIx_Fence failed: FAKE-ERROR"),
+        stderr.contains(
+            "libpmi[0]: PMI_Barrier: PMIx_Fence with the PMIx server of namespace \"fake-ns\" \
+             failed: FAKE-ERROR"
+        ),
         "{stderr}"
     );
     // A PMIx_Init stuck where shutting its sockets does not reach: PMI_TIMEOUT to shut

@@ -76,12 +76,12 @@ const SAID: &[(&[&str], Fault)] = &[
     ),
     (&["(PMI_TIMEOUT)"], Fault::Timeout),
     (
-        &["the process manager closed the connection"],
+        &["the process manager at ", " closed the connection"],
         Fault::Closed,
     ),
-    (&["the process manager: Broken pipe"], Fault::Closed),
+    (&["the process manager at ", ": Broken pipe"], Fault::Closed),
     (
-        &["the process manager: Connection reset by peer"],
+        &["the process manager at ", ": Connection reset by peer"],
         Fault::Closed,
     ),
     (&["protocol error: "], Fault::Protocol),
@@ -288,13 +288,14 @@ mod tests {
             // A connect that the limit ended: nothing answered there, said first.
             (&wire, &["PMI_Init: cannot connect to PMI_PORT 10.0.0.1:7: no answer in 2 s (PMI_TIMEOUT)"], true, false, Fault::NoServer),
             (&wire, &[pmix_unreachable], false, false, Fault::NoServer),
-            (&wire, &["the process manager closed the connection"], false, false, Fault::Closed),
-            (&wire, &["cannot write to the process manager: Broken pipe (os error 32)"], false, false, Fault::Closed),
-            (&wire, &["cannot read from the process manager: Connection reset by peer (os error 104)"], false, false, Fault::Closed),
-            (&wire, &["no reply (cmd=initack) from the process manager in 2 s (PMI_TIMEOUT)"], true, false, Fault::Timeout),
-            (&wire, &["PMIx_Fence: no answer from the PMIx server in 2 s (PMI_TIMEOUT): its connection is shut", "PMI_Barrier: PMIx_Fence failed: UNREACHABLE"], true, false, Fault::Timeout),
+            (&wire, &["the process manager at PMI_FD 5 (pid 4242, hydra_pmi_proxy) closed the connection"], false, false, Fault::Closed),
+            (&wire, &["the process manager at PMI_PORT 10.0.0.1:7 closed the connection"], false, false, Fault::Closed),
+            (&wire, &["cannot write to the process manager at PMI_FD 5 (pid 4242, no longer running): Broken pipe (os error 32)"], false, false, Fault::Closed),
+            (&wire, &["cannot read from the process manager at PMI_FD 5: Connection reset by peer (os error 104)"], false, false, Fault::Closed),
+            (&wire, &["no reply (cmd=initack) from the process manager at PMI_PORT 10.0.0.1:7 in 2 s (PMI_TIMEOUT)"], true, false, Fault::Timeout),
+            (&wire, &["PMIx_Fence: no answer from the PMIx server at PMIX_SERVER_URI41=\"prterun-vc1-4242@0.0;tcp4://10.0.0.1:7\" in 2 s (PMI_TIMEOUT): its connection is shut"], true, false, Fault::Timeout),
             // The lines' first kind wins: a timeout, then the calls it broke.
-            (&wire, &["no reply (cmd=barrier_out) from the process manager in 2 s (PMI_TIMEOUT)", "last barrier failed (Fail)"], false, false, Fault::Timeout),
+            (&wire, &["no reply (cmd=barrier_out) from the process manager at PMI_FD 5 (pid 4242, slurmstepd) in 2 s (PMI_TIMEOUT)", "last barrier failed (Fail)"], false, false, Fault::Timeout),
             // A failing call that lasted the limit, without a line to say so.
             (&wire, &["round failed (Fail)"], true, false, Fault::Timeout),
             (&wire, &["protocol error: expected cmd=initack, got \"cmd=response_to_init\""], false, false, Fault::Protocol),

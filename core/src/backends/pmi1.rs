@@ -533,8 +533,9 @@ impl Backend for Pmi1Wire {
             (None, Ok(())) => {
                 let seconds = self.conn.timeout().map_or(0, |t| t.as_secs());
                 Err(self.conn.fail(format_args!(
-                    "no reply (cmd=barrier_out) from the process manager in {seconds} s \
-                     (PMI_TIMEOUT)"
+                    "no reply (cmd=barrier_out) from the process manager at {} in {seconds} \
+                     s (PMI_TIMEOUT)",
+                    self.conn.server()
                 )))
             }
         }

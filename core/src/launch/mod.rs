@@ -79,6 +79,9 @@ pub struct PmixEnv {
     /// The server's TCP addresses from the `PMIX_SERVER_URI*` variables, for bounding
     /// `PMIx_Init` (empty when none can be read).
     pub servers: Vec<SocketAddr>,
+    /// The first `PMIX_SERVER_URI*` variable as `NAME="VALUE"` (the server's own PMIx
+    /// name, `<nspace>.<rank>`, and its address), for the lines that say it was lost.
+    pub server: Option<String>,
 }
 
 /// How a parent on the PMIx backend hands its preput pairs to the children it spawns
@@ -236,6 +239,10 @@ fn pmix_env(
         preput_broken,
         single_process: says_single_process(lookup),
         servers: server_addresses(lookup),
+        server: PMIX_MARKERS
+            .iter()
+            .filter(|n| n.starts_with("PMIX_SERVER_URI"))
+            .find_map(|&name| Some(format!("{name}=\"{}\"", shown(&lookup(name)?)))),
     })
 }
 

@@ -117,6 +117,18 @@ pub struct Pmix {
     /// whole job, ascending: their puts before the group barrier are not in the key
     /// directory until that next barrier, so a get the directory cannot place asks them.
     group_peers: Vec<u32>,
+    /// The server as the lines that say it was lost name it ([`server_named`]).
+    server: String,
+}
+
+/// The PMIx server as lines name it, after "the PMIx server": `at` the
+/// `PMIX_SERVER_URI*` variable that names it, else (a server that sets none) `of` the
+/// namespace it serves.
+fn server_named(found: &PmixEnv, me: &Proc) -> String {
+    match &found.server {
+        Some(uri) => format!("at {uri}"),
+        None => format!("of namespace \"{}\"", me.nspace().escape_ascii()),
+    }
 }
 
 /// A service name is a PMIx key: at most `PMIX_MAX_KEYLEN` bytes.
@@ -173,7 +185,7 @@ impl Pmix {
         })?;
         // Every later call that waits for the server is bounded the same way.
         if let Some(seconds) = bound {
-            watch::watch_calls(seconds, &found.servers);
+            watch::watch_calls(seconds, &found.servers, &server_named(found, &me));
         }
         trace::line(format_args!(
             "PMIx_Init: namespace \"{}\" rank {}",
@@ -195,6 +207,7 @@ impl Pmix {
             api,
             layout: None,
             group_peers: Vec::new(),
+            server: server_named(found, &me),
         };
         match pmix.identify(found) {
             Ok(id) => {
@@ -524,11 +537,16 @@ impl Backend for Pmix {
         self.write_directory()?;
         self.commit()?;
         let rc = self.lib.fence(true, self.timeout);
+        if rc == abi::ERR_TIMEOUT && watch::said_timeout() {
+            // (PMI_TIMEOUT's watch said it, naming the server: one line is enough.)
+            return Err(PmiError::Fail);
+        }
         if rc != 0 {
             // As the wire's lost connection: one line, whether traced or not.
             return Err(trace::fatal(format_args!(
-                "{}: PMIx_Fence failed: {}",
+                "{}: PMIx_Fence with the PMIx server {} failed: {}",
                 self.api.call(Op::Barrier),
+                self.server,
                 self.lib.error_string(rc)
             )));
         }
@@ -563,10 +581,15 @@ impl Backend for Pmix {
         self.check(&format!("PMIx_Put(global, \"{key}\")"), rc)?;
         self.commit()?;
         let rc = self.lib.fence_of(&procs, true, self.timeout);
+        if rc == abi::ERR_TIMEOUT && watch::said_timeout() {
+            return Err(PmiError::Fail);
+        }
         if rc != 0 {
             return Err(trace::fatal(format_args!(
-                "PMI_Barrier_group: PMIx_Fence over {} processes failed: {}",
+                "PMI_Barrier_group: PMIx_Fence over {} processes with the PMIx server {} \
+                 failed: {}",
                 procs.len(),
+                self.server,
                 self.lib.error_string(rc)
             )));
         }

@@ -27,6 +27,7 @@
 use std::collections::HashSet;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -127,6 +128,8 @@ fn watch(
 struct Calls {
     bound: Duration,
     servers: Vec<SocketAddr>,
+    /// The server as the lines name it (`at PMIX_SERVER_URI41="..."`).
+    server: String,
     slot: Mutex<Slot>,
 }
 
@@ -145,16 +148,27 @@ struct Slot {
 
 static CALLS: OnceLock<Calls> = OnceLock::new();
 
+/// The watch has said (one line) that a call outlived its bound: the call's own failure
+/// need not say it again.
+static SAID: AtomicBool = AtomicBool::new(false);
+
+/// Whether a call's timeout has been announced by the watch ([`SAID`]).
+pub fn said_timeout() -> bool {
+    SAID.load(Ordering::Relaxed)
+}
+
 /// Watch every later [`call`] with `seconds` as its bound: start the watcher thread (once,
 /// and again after [`stop_calls`]). Without the server's address nothing can be shut, and
-/// nothing is watched.
-pub fn watch_calls(seconds: u32, servers: &[SocketAddr]) {
+/// nothing is watched. `server` names it in the line a timeout prints ("the PMIx server
+/// {server}").
+pub fn watch_calls(seconds: u32, servers: &[SocketAddr], server: &str) {
     if servers.is_empty() {
         return;
     }
     let calls = CALLS.get_or_init(|| Calls {
         bound: Duration::from_secs(u64::from(seconds)),
         servers: servers.to_vec(),
+        server: server.to_string(),
         slot: Mutex::default(),
     });
     let mut slot = relock_slot(&calls.slot);
@@ -219,9 +233,11 @@ fn tick(calls: &Calls) {
         }
         if !slot.fired {
             slot.fired = true;
+            SAID.store(true, Ordering::Relaxed);
             trace::fatal(format_args!(
-                "{what}: no answer from the PMIx server in {} s (PMI_TIMEOUT): its \
+                "{what}: no answer from the PMIx server {} in {} s (PMI_TIMEOUT): its \
                  connection is shut",
+                calls.server,
                 calls.bound.as_secs()
             ));
         }
@@ -447,7 +463,7 @@ mod tests {
         let server = listener.local_addr().unwrap();
         // The connection exists before the call, as PMIx's does after PMIx_Init.
         let mut stream = TcpStream::connect(server).unwrap();
-        watch_calls(1, &[server]);
+        watch_calls(1, &[server], "at PMIX_SERVER_URI41=\"test\"");
         let start = Instant::now();
         let (read, fired) = call("PMIx_Fence", || {
             let mut byte = [0u8; 1];
