@@ -62,7 +62,7 @@ case_of() {
     # linker stops the program; some launchers then wait for ever): said, not run. (A
     # weak reference is the program's to do without.)
     for arg in "$@"; do
-        [ "${arg#"$b"/}" != "$arg" ] && [ -n "${peer_so:-}" ] || continue
+        [ "${arg#"$b"/}" != "$arg" ] && [ -f "$arg" ] && [ -x "$arg" ] && [ -n "${peer_so:-}" ] || continue
         missing=$(comm -23 <(nm -D --undefined-only "$arg" | awk '$1 == "U" && $2 ~ /^PMI/ { print $2 }' | sort) \
             <(nm -D --defined-only "$peer_so" | awk '{ print $3 }' | sort) | tr '\n' ' ')
         if [ -n "$missing" ]; then
