@@ -11,6 +11,7 @@ use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use crate::error::{PmiError, PmiResult};
+use crate::launch::peer_pid;
 use crate::trace;
 use crate::wire::Framing;
 
@@ -501,30 +502,6 @@ impl Drop for Conn {
             let _ = self.fd.take().map(IntoRawFd::into_raw_fd);
         }
     }
-}
-
-/// The pid of the process that made the other end of the Unix socket `fd` (for a
-/// socketpair, the one that made the pair), from `SO_PEERCRED`; `None` for another kind
-/// of socket or when the kernel has none.
-fn peer_pid(fd: RawFd) -> Option<libc::pid_t> {
-    let mut cred = libc::ucred {
-        pid: 0,
-        uid: 0,
-        gid: 0,
-    };
-    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-    // SAFETY: `cred` is a live ucred on the stack and `len` its size; the kernel writes
-    // at most `len` bytes. An fd that is not a Unix socket only makes the call fail.
-    let got = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::SOL_SOCKET,
-            libc::SO_PEERCRED,
-            (&raw mut cred).cast(),
-            &mut len,
-        )
-    };
-    (got == 0 && cred.pid > 0).then_some(cred.pid)
 }
 
 /// A process's name (`/proc/PID/comm`), while it lives (a zombie's too).

@@ -10,6 +10,30 @@ pub fn is_open(fd: RawFd) -> bool {
     unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
 }
 
+/// The pid of the process that made the other end of the Unix socket `fd` (for a
+/// socketpair, the one that made the pair), from `SO_PEERCRED`; `None` for another kind
+/// of socket or when the kernel has none.
+pub fn peer_pid(fd: RawFd) -> Option<libc::pid_t> {
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` is a live ucred on the stack and `len` its size; the kernel writes
+    // at most `len` bytes. An fd that is not a Unix socket only makes the call fail.
+    let got = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&raw mut cred).cast(),
+            &mut len,
+        )
+    };
+    (got == 0 && cred.pid > 0).then_some(cred.pid)
+}
+
 /// Refuse a `PMI_FD` that cannot be the launcher's connection, with a message naming
 /// why, before anything is written to it: not open, not a socket, not a stream socket, a
 /// listening socket, one opened by this process (close-on-exec is set: it was not
@@ -62,26 +86,13 @@ pub fn check_pmi_fd(fd: RawFd) -> Result<(), String> {
         }
         return Err(format!("PMI_FD={fd} is not connected"));
     }
-    if libc::c_int::from(peer.ss_family) == libc::AF_UNIX {
-        // SAFETY: an all-zero ucred is a valid value for this plain C struct.
-        let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-        // SAFETY: `cred` and `len` describe a writable ucred of `len` bytes.
-        let rc = unsafe {
-            libc::getsockopt(
-                fd,
-                libc::SOL_SOCKET,
-                libc::SO_PEERCRED,
-                (&raw mut cred).cast(),
-                &mut len,
-            )
-        };
-        if rc == 0 && cred.pid == std::process::id() as libc::pid_t {
-            return Err(format!(
-                "PMI_FD={fd} is connected to this process itself, not to a launcher (a \
-                 stale PMI_FD?)"
-            ));
-        }
+    if libc::c_int::from(peer.ss_family) == libc::AF_UNIX
+        && peer_pid(fd) == Some(std::process::id() as libc::pid_t)
+    {
+        return Err(format!(
+            "PMI_FD={fd} is connected to this process itself, not to a launcher (a \
+             stale PMI_FD?)"
+        ));
     }
     Ok(())
 }

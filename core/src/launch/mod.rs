@@ -12,6 +12,7 @@ use std::ffi::OsString;
 use std::net::SocketAddr;
 
 use crate::wire::pmi1;
+pub(crate) use fd::peer_pid;
 pub use launchers::names_another_launch;
 use launchers::{pmix_marker, says_single_process, singleton_allowed};
 pub use launchers::{Launcher, LAUNCHERS, PMIX_MARKERS};
