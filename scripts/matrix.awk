@@ -71,7 +71,8 @@ BEGIN {
         phead["mpich5"] = "MPICH 5's `libpmi.so.0`"
         phead["mpich52"] = "MPICH 5's client as `libpmi2.so.0`"
         npr = split("hydra4 hydra5 impi srun hydra4-vc hydra5-vc impi-vc srun-vc", prows, " ")
-        for (r = 1; r <= 4; r++) short[prows[r] "-vc"] = short[prows[r]] " across 2 hosts"
+        # (Across 2 hosts: the wire launchers here, and those of mpich5_table.)
+        for (r = 1; r <= 7; r++) short[rows[r] "-vc"] = short[rows[r]] " across 2 hosts"
     }
 }
 function add_dev(k, id) {
@@ -220,9 +221,6 @@ function peer_table(    line, sep, c, r, k, f, cell, i) {
 # MPI-4 sessions, with their negative controls).
 function mpich5_table(    r, k, n) {
     n = split("hydra5 prterun srun-pmix hydra5-vc prterun-vc srun-pmix-vc", m5rows, " ")
-    short["srun-pmix-vc"] = short["srun-pmix"] " across 2 hosts"
-    short["prterun-vc"] = short["prterun"] " across 2 hosts"
-    short["hydra5-vc"] = short["hydra5"] " across 2 hosts"
     print ""
     print "| launcher | MPICH 5's libmpi on this library (classic and sessions programs) |"
     print "|---|---|"
