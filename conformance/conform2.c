@@ -21,6 +21,25 @@ static char g_jobid[256];
 static char g_mapping[PMI2_MAX_ATTRVALUE]; /* PMI_process_mapping, or "" */
 static char g_peer_jobid[256];
 
+/* Calls that some clients the kit is run on lack (MPICH 5's PMI-2 side has none of
+ * them): weak, so the kit runs there too; a check that needs one is left out, the report
+ * names the calls, and the ring, which is nothing but such a call, SKIPs. */
+#pragma weak PMI2_Job_GetRank
+#pragma weak PMI2_Info_GetSize
+#pragma weak PMIX_Ring
+
+static void report_missing_calls(void)
+{
+    char list[128] = "";
+    if (!PMI2_Job_GetRank)
+        strcat(list, " PMI2_Job_GetRank");
+    if (!PMI2_Info_GetSize)
+        strcat(list, " PMI2_Info_GetSize");
+    if (!PMIX_Ring)
+        strcat(list, " PMIX_Ring");
+    report_left_out(list[0] ? list + 1 : list);
+}
+
 /* A key another process put before its fence: retried until found, for up to 20 s.
  * Returns the code of the last try; *late is set when the first try did not find it. */
 static int get_retried(int src, const char *key, char *value, int len, int *late)
@@ -68,7 +87,8 @@ static void test_before_init(void)
     int x = -5;
     char id[64];
     EXPECT(&t, PMI2_Initialized() == 0, "PMI2_Initialized before PMI2_Init is true");
-    EXPECT_RC(&t, PMI2_Job_GetRank(&x), PMI2_ERR_INIT);
+    if (PMI2_Job_GetRank)
+        EXPECT_RC(&t, PMI2_Job_GetRank(&x), PMI2_ERR_INIT);
     EXPECT_RC(&t, PMI2_Job_GetId(id, sizeof id), PMI2_ERR_INIT);
     EXPECT_RC(&t, PMI2_KVS_Fence(), PMI2_ERR_INIT);
     EXPECT_RC(&t, PMI2_Finalize(), PMI2_ERR_INIT);
@@ -90,9 +110,12 @@ static void test_init(void)
     EXPECT_RC(&t, PMI2_Init(&spawned, &s2, &r2, &appnum), PMI2_SUCCESS);
     EXPECT(&t, r2 == g_rank && s2 == g_size, "a second PMI2_Init gave rank %d size %d", r2,
            s2);
-    EXPECT_RC(&t, PMI2_Init(NULL, &s2, &r2, &appnum), PMI2_ERR_INVALID_ARG);
-    EXPECT_RC(&t, PMI2_Job_GetRank(&rank), PMI2_SUCCESS);
-    EXPECT_RC(&t, PMI2_Info_GetSize(&size), PMI2_SUCCESS);
+    EXPECT_REFUSED(&t, PMI2_Init(NULL, &s2, &r2, &appnum), PMI2_ERR_INVALID_ARG);
+    rank = g_rank, size = 1;
+    if (PMI2_Job_GetRank)
+        EXPECT_RC(&t, PMI2_Job_GetRank(&rank), PMI2_SUCCESS);
+    if (PMI2_Info_GetSize)
+        EXPECT_RC(&t, PMI2_Info_GetSize(&size), PMI2_SUCCESS);
     EXPECT(&t, rank == g_rank, "PMI2_Job_GetRank %d, PMI2_Init said %d", rank, g_rank);
     EXPECT(&t, size >= 1 && size <= g_size, "%d processes on this node of %d", size, g_size);
     EXPECT(&t, g_size >= 1 && g_rank >= 0 && g_rank < g_size, "rank %d of size %d", g_rank,
@@ -113,6 +136,7 @@ static void test_init(void)
                        : getenv("PMIX_RANK") ? "PMIx"
                                             : "singleton";
     emit("INFO", "mode", "%s", mode);
+    report_missing_calls();
 }
 
 static void test_job_id(void)
@@ -124,7 +148,7 @@ static void test_job_id(void)
     memset(small, 'X', sizeof small);
     EXPECT_RC(&t, PMI2_Job_GetId(small, 1), PMI2_ERR_INVALID_LENGTH);
     EXPECT(&t, small[0] == 'X', "a refused PMI2_Job_GetId wrote into the buffer");
-    EXPECT_RC(&t, PMI2_Job_GetId(NULL, 10), PMI2_ERR_INVALID_ARG);
+    EXPECT_REFUSED(&t, PMI2_Job_GetId(NULL, 10), PMI2_ERR_INVALID_ARG);
     verdict(&t, "PMI2_Job_GetId gives a non-empty id; a buffer too small -> "
                 "PMI2_ERR_INVALID_LENGTH, nothing written (every rank's id is compared in "
                 "kvs-exchange)");
@@ -202,6 +226,10 @@ static void kvs_gets(struct test *x)
 static void test_validation(void)
 {
     struct test t = {"validation", 0, ""};
+    if (refusals_skipped()) {
+        emit("SKIP", t.id, "not run: CONFORMANCE_SKIP=%s", getenv("CONFORMANCE_SKIP"));
+        return;
+    }
     char key64[PMI2_MAX_KEYLEN + 1], val1024[PMI2_MAX_VALLEN + 1], value[PMI2_MAX_VALLEN];
     int len = 0;
     memset(key64, 'k', PMI2_MAX_KEYLEN), key64[PMI2_MAX_KEYLEN] = '\0';
@@ -213,7 +241,8 @@ static void test_validation(void)
     EXPECT_RC(&t, PMI2_KVS_Put("conf2-long", val1024), PMI2_ERR_INVALID_VAL_LENGTH);
     EXPECT_RC(&t, PMI2_KVS_Put("conf2;semi", "v"), PMI2_ERR_INVALID_KEY);
     EXPECT_RC(&t, PMI2_KVS_Put("conf2-semi", "a;b"), PMI2_ERR_INVALID_VAL);
-    EXPECT_RC(&t, PMI2_Job_GetRank(NULL), PMI2_ERR_INVALID_ARG);
+    if (PMI2_Job_GetRank)
+        EXPECT_RC(&t, PMI2_Job_GetRank(NULL), PMI2_ERR_INVALID_ARG);
     EXPECT_RC(&t, PMI2_KVS_Get(NULL, PMI2_ID_NULL, "k", NULL, 10, &len), PMI2_ERR_INVALID_ARG);
     EXPECT_RC(&t, PMI2_KVS_Get(NULL, PMI2_ID_NULL, "k", value, sizeof value, NULL),
               PMI2_ERR_INVALID_ARG);
@@ -410,6 +439,11 @@ static void test_ring(void)
     struct test t = {"ring", 0, ""};
     char mine[32], left[32], right[32], key[PMI2_MAX_KEYLEN], value[32];
     int pos = -1, n = -1;
+    if (!PMIX_Ring) {
+        /* (Every process skips alike: the fence below is not needed.) */
+        emit("SKIP", "ring", "this library has no PMIX_Ring");
+        return;
+    }
     snprintf(mine, sizeof mine, "conf2-ring-%d", g_rank);
     int rc = PMIX_Ring(mine, &pos, &n, left, right, sizeof left);
     int ok = rc == PMI2_SUCCESS && n == g_size && pos >= 0 && pos < n;
@@ -578,7 +612,8 @@ static void test_finalize(void)
     int x = -5;
     EXPECT_RC(&t, PMI2_Finalize(), PMI2_SUCCESS);
     EXPECT(&t, PMI2_Initialized() == 0, "PMI2_Initialized is true after PMI2_Finalize");
-    EXPECT_RC(&t, PMI2_Job_GetRank(&x), PMI2_ERR_INIT);
+    if (PMI2_Job_GetRank)
+        EXPECT_RC(&t, PMI2_Job_GetRank(&x), PMI2_ERR_INIT);
     EXPECT_RC(&t, PMI2_KVS_Fence(), PMI2_ERR_INIT);
     EXPECT_RC(&t, PMI2_KVS_Put("late", "v"), PMI2_ERR_INIT);
     EXPECT_RC(&t, PMI2_Finalize(), PMI2_ERR_INIT);

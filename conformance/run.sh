@@ -36,7 +36,7 @@ fi
 case $api in
     1) conform=conform probe=probe title="PMI-1 conformance report (RFC 13)" tests="maxes-before-init \
         before-init init maxes kvsname kvs-exchange put-once validation missing-key universe-size \
-        appnum clique barrier-sync names spawn finalize" ;;
+        appnum clique barrier-sync group-barrier names spawn finalize" ;;
     2) conform=conform2 probe=probe2 title="PMI-2 conformance report (the PMI-2 API and wire)" \
         tests="before-init init job-id kvs-exchange put-once validation job-attrs value-length \
         node-attrs names ring spawn missing-key finalize" ;;
@@ -107,6 +107,11 @@ END {
         tkind["all-ranks"] = "FAIL"
         ttext["all-ranks"] = ndone " of " size " processes finished, the launcher exited " cstatus " (see " logs "/" conform ".err)"
     }
+    # The raw probe saw the server do PMI 1.2 group barriers: the library may not refuse them.
+    if (info["groups"] == "refused" && ("pmi-1.2" in info) && tkind["group-barrier"] != "FAIL") {
+        tkind["group-barrier"] = "FAIL"
+        ttext["group-barrier"] = "the library refused group barriers that the server does (the raw probe: " info["pmi-1.2"] ")"
+    }
     npdone = 0; for (r in pdone) npdone++
     # (A launcher with no PMI-1 wire, a PMIx one, has nothing to probe: the probe SKIPs.)
     if ((npdone != size || (pstatus != 0 && !pwaits)) && !("probe-incomplete" in dev) && tkind["probe"] != "SKIP") {
@@ -122,6 +127,8 @@ END {
     printf "  launcher  %s\n", launcher
     printf "  library   %s\n", lib
     printf "  job       %s mode, %s processes, kvsname %s\n", mode, n, kvs
+    if ("missing-calls" in info) printf "  left out  %s: not in the library\n", info["missing-calls"]
+    if ("refusals" in info) printf "  left out  %s\n", info["refusals"]
     if ("maxes" in info) printf "  maxes     %s\n", info["maxes"]
     if ("server-version" in info) printf "  server    %s\n", info["server-version"]
     if ("process-mapping" in info) printf "  mapping   %s\n", info["process-mapping"]

@@ -3,6 +3,7 @@
 #
 #   make check-dropin        all of it (part of `make check`)
 #   make conformance LAUNCHER="srun --mpi=pmi2 -n 4" [API=2]    the kit under any launcher
+#   make conformance REF_PMI=PREFIX ...   the kit on another client (PREFIX/lib/libpmi.so.0)
 #   make check-conformance   the kit under Hydra (PMI_FD and -pmi-port, both APIs),
 #                            deviations as known
 
@@ -78,8 +79,19 @@ $(CONF_BIN)/probe $(CONF_BIN)/probe2: $(CONF_BIN)/%: conformance/%.c conformance
 	mkdir -p $(CONF_BIN)
 	$(CC) $(CFLAGS_T) -o $@ $<
 
+# With REF_PMI=PREFIX the programs load another client, installed there, as a reference:
+# its lib/libpmi2.so.0 for API=2, or, where it has none (MPICH 5's src/pmi), its
+# libpmi.so.0, which serves PMI-2 too (docs/CONFORMANCE.md).
 conformance: lib $(CONF_PROGS)
-	conformance/run.sh --api $(API) --launcher "$(LAUNCHER)" --bin $(CONF_BIN) --lib $(LIB)
+	@set -e; lib=$(LIB); \
+	if [ -n "$(REF_PMI)" ]; then \
+	  lib=$(CONF_BIN)/ref-lib; rm -rf $$lib; mkdir -p $$lib; \
+	  test -e $(REF_PMI)/lib/libpmi.so.0 || { echo "conformance: no $(REF_PMI)/lib/libpmi.so.0"; exit 2; }; \
+	  ln -s $(REF_PMI)/lib/libpmi.so.0 $$lib/libpmi.so.0; \
+	  if [ -e $(REF_PMI)/lib/libpmi2.so.0 ]; then ln -s $(REF_PMI)/lib/libpmi2.so.0 $$lib/; \
+	  else ln -s $(REF_PMI)/lib/libpmi.so.0 $$lib/libpmi2.so.0; fi; \
+	fi; \
+	conformance/run.sh --api $(API) --launcher "$(LAUNCHER)" --bin $(CONF_BIN) --lib $$lib
 
 # Under Hydra in both modes, on two simulated nodes: no FAIL, and exactly the known
 # deviations (a change in Hydra or in the kit is noticed).
