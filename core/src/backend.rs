@@ -13,6 +13,16 @@ use crate::trace;
 pub use crate::wire::pmi1::Group;
 pub use crate::wire::SpawnCommand;
 
+/// Why a server that does not speak PMI 1.2 (`version`, where it says one) has no group
+/// barriers.
+pub fn needs_pmi_1_2(version: Option<(i64, i64)>) -> String {
+    let spoken = match version {
+        Some((major, minor)) => format!("speaks PMI {major}.{minor}"),
+        None => "has none".to_string(),
+    };
+    format!("the server {spoken}: group barriers need PMI 1.2 (MPICH 5's Hydra)")
+}
+
 /// The job facts the process manager gave through the environment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Identity {
@@ -95,9 +105,10 @@ pub trait Backend: Send {
     fn keeps_values_whole(&self) -> bool {
         false
     }
-    /// Whether the server can do PMI 1.2's group barriers.
-    fn group_barriers(&self) -> bool {
-        false
+    /// Whether the server can do PMI 1.2's group barriers; if not, why (the line
+    /// `PMI_Barrier_group` traces as it fails).
+    fn group_barriers(&mut self) -> Result<(), String> {
+        Err(needs_pmi_1_2(self.version()))
     }
     /// The PMI version the server speaks (major, minor), where a wire says one.
     fn version(&self) -> Option<(i64, i64)> {

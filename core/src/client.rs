@@ -391,15 +391,8 @@ impl Client {
             BarrierGroup::Ranks(ranks) => rules::group_ranks(ranks, self.id.rank, self.id.size)?,
             _ => Vec::new(),
         };
-        if !self.backend.group_barriers() {
-            let spoken = match self.backend.version() {
-                Some((major, minor)) => format!("speaks PMI {major}.{minor}"),
-                None => "has none".to_string(),
-            };
-            trace::line(format_args!(
-                "PMI_Barrier_group: the server {spoken}: group barriers need PMI 1.2 \
-                 (MPICH 5's Hydra)"
-            ));
+        if let Err(why) = self.backend.group_barriers() {
+            trace::line(format_args!("PMI_Barrier_group: {why}"));
             return Err(PmiError::Fail);
         }
         let tag = group_tag(tag);

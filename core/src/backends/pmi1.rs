@@ -3,7 +3,7 @@
 
 use crate::api::Api;
 use crate::api::{Maxes, DEFAULT_MAXES};
-use crate::backend::{Backend, BarrierStep, Group, Identity, SpawnCommand, Spawned};
+use crate::backend::{needs_pmi_1_2, Backend, BarrierStep, Group, Identity, SpawnCommand, Spawned};
 use crate::conn::{Conn, Waker};
 use crate::error::{PmiError, PmiResult};
 use crate::launch::{JobEnv, PortEnv};
@@ -541,8 +541,12 @@ impl Backend for Pmi1Wire {
         }
     }
 
-    fn group_barriers(&self) -> bool {
-        self.threaded()
+    fn group_barriers(&mut self) -> Result<(), String> {
+        if self.threaded() {
+            Ok(())
+        } else {
+            Err(needs_pmi_1_2(self.version()))
+        }
     }
 
     /// What the servers identified keep otherwise than it was put (measured): every

@@ -90,8 +90,8 @@ impl Backend for Singleton {
     }
 
     /// Every group of a job of one is this process alone: a no-op, as MPICH's singleton.
-    fn group_barriers(&self) -> bool {
-        true
+    fn group_barriers(&mut self) -> Result<(), String> {
+        Ok(())
     }
 
     /// Every key there is was put by this process, but `PMI_process_mapping`, which
