@@ -43,20 +43,15 @@ static int g_namemax, g_keymax, g_valmax;
 
 static void report_missing_calls(void)
 {
-    char list[256] = "";
-    if (!PMI_Get_id)
-        strcat(list, " PMI_Get_id");
-    if (!PMI_Get_id_length_max)
-        strcat(list, " PMI_Get_id_length_max");
-    if (!PMI_Get_kvs_domain_id)
-        strcat(list, " PMI_Get_kvs_domain_id");
-    if (!PMI_Get_clique_size)
-        strcat(list, " PMI_Get_clique_size");
-    if (!PMI_Get_clique_ranks)
-        strcat(list, " PMI_Get_clique_ranks");
-    if (!PMI_Barrier_group)
-        strcat(list, " PMI_Barrier_group");
-    report_left_out(list[0] ? list + 1 : list);
+    const struct call calls[] = {
+        {"PMI_Get_id", PMI_Get_id != NULL},
+        {"PMI_Get_id_length_max", PMI_Get_id_length_max != NULL},
+        {"PMI_Get_kvs_domain_id", PMI_Get_kvs_domain_id != NULL},
+        {"PMI_Get_clique_size", PMI_Get_clique_size != NULL},
+        {"PMI_Get_clique_ranks", PMI_Get_clique_ranks != NULL},
+        {"PMI_Barrier_group", PMI_Barrier_group != NULL},
+    };
+    report_left_out(calls, sizeof calls / sizeof calls[0]);
 }
 
 /* The barrier every process calls at the same points. A failure here ends the job: a

@@ -30,14 +30,12 @@ static char g_peer_jobid[256];
 
 static void report_missing_calls(void)
 {
-    char list[128] = "";
-    if (!PMI2_Job_GetRank)
-        strcat(list, " PMI2_Job_GetRank");
-    if (!PMI2_Info_GetSize)
-        strcat(list, " PMI2_Info_GetSize");
-    if (!PMIX_Ring)
-        strcat(list, " PMIX_Ring");
-    report_left_out(list[0] ? list + 1 : list);
+    const struct call calls[] = {
+        {"PMI2_Job_GetRank", PMI2_Job_GetRank != NULL},
+        {"PMI2_Info_GetSize", PMI2_Info_GetSize != NULL},
+        {"PMIX_Ring", PMIX_Ring != NULL},
+    };
+    report_left_out(calls, sizeof calls / sizeof calls[0]);
 }
 
 /* A key another process put before its fence: retried until found, for up to 20 s.
