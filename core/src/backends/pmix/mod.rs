@@ -117,6 +117,9 @@ pub struct Pmix {
     /// whole job, ascending: their puts before the group barrier are not in the key
     /// directory until that next barrier, so a get the directory cannot place asks them.
     group_peers: Vec<u32>,
+    /// Whether group barriers can be done here, once asked (`group_barriers`: the job's
+    /// layout does not change).
+    groups: Option<Result<(), String>>,
     /// The server as the lines that say it was lost name it ([`server_named`]).
     server: String,
 }
@@ -207,6 +210,7 @@ impl Pmix {
             api,
             layout: None,
             group_peers: Vec::new(),
+            groups: None,
             server: server_named(found, &me),
         };
         match pmix.identify(found) {
@@ -474,6 +478,30 @@ impl Pmix {
         }
         Ok(self.dir.seen(key))
     }
+
+    /// Whether PMIx fences over part of the job end here: not under Slurm's pmix plugin
+    /// (22.05, measured) in a job that spans nodes, which never ends one, so that a group
+    /// barrier would wait for ever (or PMI_TIMEOUT); there, why not.
+    fn groups_here(&mut self) -> Result<(), String> {
+        if !self.me.nspace().starts_with(b"slurm.pmix.") {
+            return Ok(());
+        }
+        let local = self
+            .local_ranks()
+            .ok()
+            .flatten()
+            .map_or(0, |ranks| ranks.len());
+        if local as i64 == i64::from(self.id.size) {
+            return Ok(());
+        }
+        Err(format!(
+            "the PMIx server is Slurm's (namespace \"{}\"), and this job spans nodes ({local} \
+             of its {} processes on this one): its pmix plugin never ends a fence over part \
+             of such a job",
+            self.me.nspace().escape_ascii(),
+            self.id.size
+        ))
+    }
 }
 
 impl Backend for Pmix {
@@ -601,28 +629,14 @@ impl Backend for Pmix {
         Ok(BarrierStep::Done)
     }
 
-    /// PMIx fences over the group's processes; but Slurm's pmix plugin (22.05, measured)
-    /// never ends a fence over part of a job that spans nodes, so there none is begun:
-    /// a group barrier would wait for ever (or PMI_TIMEOUT).
+    /// PMIx fences over the group's processes, where they end (`groups_here`, asked once).
     fn group_barriers(&mut self) -> Result<(), String> {
-        if !self.me.nspace().starts_with(b"slurm.pmix.") {
-            return Ok(());
+        if let Some(known) = &self.groups {
+            return known.clone();
         }
-        let local = self
-            .local_ranks()
-            .ok()
-            .flatten()
-            .map_or(0, |ranks| ranks.len());
-        if local as i64 == i64::from(self.id.size) {
-            return Ok(());
-        }
-        Err(format!(
-            "the PMIx server is Slurm's (namespace \"{}\"), and this job spans nodes ({local} \
-             of its {} processes on this one): its pmix plugin never ends a fence over part \
-             of such a job",
-            self.me.nspace().escape_ascii(),
-            self.id.size
-        ))
+        let known = self.groups_here();
+        self.groups = Some(known.clone());
+        known
     }
 
     /// PMIx keeps values as they were put (measured under prterun and `srun --mpi=pmix`).
