@@ -59,6 +59,14 @@ static void fail_(struct test *t, const char *fmt, ...)
             fail_((t), "%s returned %d, expected %s (%d)", #call, rc_, #want, (int)(want)); \
     } while (0)
 
+/* CONFORMANCE_SKIP (comma-separated) names what is not run: its text where it names
+ * `what`, else NULL. */
+static const char *conformance_skips(const char *what)
+{
+    const char *skip = getenv("CONFORMANCE_SKIP");
+    return skip && strstr(skip, what) ? skip : NULL;
+}
+
 /* A call the library must refuse before anything is sent: a NULL pointer, a key or a
  * value the wire cannot carry, a foreign kvsname. CONFORMANCE_SKIP=refusals leaves these
  * checks out, for a client that does not refuse them and so crashes or sends them on,
@@ -66,8 +74,7 @@ static void fail_(struct test *t, const char *fmt, ...)
  * PMI_Init(NULL) crashes, and a key with a space ends MPICH 5's Hydra's proxy). */
 static int refusals_skipped(void)
 {
-    const char *skip = getenv("CONFORMANCE_SKIP");
-    return skip && strstr(skip, "refusals");
+    return conformance_skips("refusals") != NULL;
 }
 
 /* A call that some clients lack (weak in the programs), and whether this one has it. */
@@ -222,8 +229,8 @@ static int mapping_clique(const char *map, int me, int size, int *out)
  * program's path found (into `self`, PATH_MAX bytes); else the SKIP line says why. */
 static int spawn_may_run(char *self)
 {
-    const char *skip = getenv("CONFORMANCE_SKIP");
-    if (skip && strstr(skip, "spawn")) {
+    const char *skip = conformance_skips("spawn");
+    if (skip) {
         emit("SKIP", "spawn", "not run: CONFORMANCE_SKIP=%s", skip);
         return 0;
     }
