@@ -173,9 +173,10 @@ check: deps test-rust lint check-symbols check-header check-docs abi-check test-
 	@echo "make check: all passed"
 
 # In a target directory of their own: the test kit's feature is on in the tests' build of
-# the core, and the libraries make ships (target/release) are built without it.
+# the core, and the libraries make ships (target/release) are built without it. The
+# profile release-tests is the release's without link-time optimisation (Cargo.toml).
 test-rust:
-	$(CARGO) test --release --workspace --target-dir $(TARGET_DIR)/tests
+	$(CARGO) test --profile release-tests --workspace --target-dir $(TARGET_DIR)/tests
 
 # Also: the fronts use the core's public surface only (never its test kit), every place
 # that names the release's version names Cargo.toml's, and the crates outside the
@@ -183,7 +184,7 @@ test-rust:
 # pure parts) still build.
 lint:
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --release --workspace --all-targets --target-dir $(TARGET_DIR)/tests -- -D warnings
+	$(CARGO) clippy --profile release-tests --workspace --all-targets --target-dir $(TARGET_DIR)/tests -- -D warnings
 	! grep -rn 'testkit\|test-kit' libpmi/src libpmi2/src probe/src libpmi/Cargo.toml \
 	  libpmi2/Cargo.toml probe/Cargo.toml
 	scripts/check-versions.sh
