@@ -181,14 +181,15 @@ test-rust:
 # Also: the fronts use the core's public surface only (never its test kit), every place
 # that names the release's version names Cargo.toml's, and the crates outside the
 # workspace that reach the core through the kit (the fuzz targets, the benchmarks of its
-# pure parts) still build.
+# pure parts) still build (the fuzz targets without libFuzzer's own C++, which only
+# `make fuzz` links).
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --profile release-tests --workspace --all-targets --target-dir $(TARGET_DIR)/tests -- -D warnings
 	! grep -rn 'testkit\|test-kit' libpmi/src libpmi2/src probe/src libpmi/Cargo.toml \
 	  libpmi2/Cargo.toml probe/Cargo.toml
 	scripts/check-versions.sh
-	cd fuzz && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/fuzz
+	cd fuzz && $(CARGO) check --quiet --no-default-features --target-dir $(abspath $(TARGET_DIR))/fuzz
 	cd bench && $(CARGO) check --quiet --target-dir $(abspath $(TARGET_DIR))/bench-check
 
 # Exactly the 34 PMI-1 functions (RFC 13's 33 and PMI 1.2's PMI_Barrier_group) and the
