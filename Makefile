@@ -27,6 +27,9 @@ LIB      := $(BUILD)/lib
 TBIN     := $(BUILD)/c-tests
 # Cargo's output directory (the packages are built in their own: debian/rules).
 TARGET_DIR ?= target
+# The tests' build: its own directory, and the profile release-tests (Cargo.toml: the
+# release's without link-time optimisation).
+TESTS_BUILD := --profile release-tests --target-dir $(TARGET_DIR)/tests
 SO       := $(TARGET_DIR)/release/libpmi.so
 SO2      := $(TARGET_DIR)/release/libpmi2.so
 # The static archives as cargo makes them (scripts/static-archive.sh makes them fit to ship).
@@ -173,10 +176,9 @@ check: deps test-rust lint check-symbols check-header check-docs abi-check test-
 	@echo "make check: all passed"
 
 # In a target directory of their own: the test kit's feature is on in the tests' build of
-# the core, and the libraries make ships (target/release) are built without it. The
-# profile release-tests is the release's without link-time optimisation (Cargo.toml).
+# the core, and the libraries make ships (target/release) are built without it.
 test-rust:
-	$(CARGO) test --profile release-tests --workspace --target-dir $(TARGET_DIR)/tests
+	$(CARGO) test $(TESTS_BUILD) --workspace
 
 # Also: the fronts use the core's public surface only (never its test kit), every place
 # that names the release's version names Cargo.toml's, and the crates outside the
@@ -185,7 +187,7 @@ test-rust:
 # `make fuzz` links).
 lint:
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --profile release-tests --workspace --all-targets --target-dir $(TARGET_DIR)/tests -- -D warnings
+	$(CARGO) clippy $(TESTS_BUILD) --workspace --all-targets -- -D warnings
 	! grep -rn 'testkit\|test-kit' libpmi/src libpmi2/src probe/src libpmi/Cargo.toml \
 	  libpmi2/Cargo.toml probe/Cargo.toml
 	scripts/check-versions.sh

